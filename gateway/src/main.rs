@@ -1,0 +1,109 @@
+//! `gatehouse`: one binary for every process. With no subcommand it runs standalone mode (all
+//! services and the gateway in one process); `identity`, `session` and `gateway` run one part
+//! each, for distributed deployments. Configuration comes from the environment (README).
+
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use gatehouse_kit::bus::Bus;
+use gatehouse_kit::cache::Cache;
+use gatehouse_kit::config::Env;
+use gatehouse_kit::server::shutdown_on_signal;
+use tokio::net::TcpListener;
+
+#[derive(Parser)]
+#[command(
+    name = "gatehouse",
+    version,
+    about = "Accounts, sessions and organizations, speaking better-auth's protocol"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every service and the gateway in one process (the default).
+    Standalone,
+    /// The identity service alone (users, credentials).
+    Identity,
+    /// The session service alone.
+    Session,
+    /// The HTTP gateway alone (/api/auth).
+    Gateway,
+    /// Prints how long one argon2id password hash takes here (for capacity planning).
+    HashTiming,
+}
+
+fn main() -> anyhow::Result<()> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(run(cli.command.unwrap_or(Command::Standalone)))
+}
+
+async fn listener(env: &Env, name: &str, default: &str) -> anyhow::Result<TcpListener> {
+    let addr = env.string(name, default);
+    TcpListener::bind(&addr)
+        .await
+        .with_context(|| format!("{name}: cannot listen on {addr}"))
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    let env = Env::process();
+    let data_dir = env.string("DATA_DIR", "./data");
+    let service = match command {
+        Command::Standalone => "standalone",
+        Command::Identity => "identity",
+        Command::Session => "session",
+        Command::Gateway => "gateway",
+        Command::HashTiming => "hash-timing",
+    };
+    let _telemetry = gatehouse_kit::telemetry::init(service, &env)?;
+    let shutdown = shutdown_on_signal();
+    match command {
+        Command::Standalone => {
+            let running = gatehouse_gateway::standalone::start(&env, shutdown).await?;
+            println!(
+                "Gatehouse is running: http://{}/api/auth (data in {data_dir})",
+                running.gateway_addr
+            );
+            running.wait().await.map_err(anyhow::Error::msg)?;
+        }
+        Command::Identity => {
+            let config = gatehouse_identity::IdentityConfig::from_env(&env, &data_dir)?;
+            let bus = Bus::from_url(&env.string("BUS_URL", "memory://"))?;
+            let listener = listener(&env, "IDENTITY_LISTEN", "127.0.0.1:50051").await?;
+            gatehouse_identity::run(config, bus, listener, shutdown).await?;
+        }
+        Command::Session => {
+            let config = gatehouse_session::SessionConfig::from_env(&env, &data_dir)?;
+            let bus = Bus::from_url(&env.string("BUS_URL", "memory://"))?;
+            let timeout = std::time::Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?);
+            let cache = Cache::from_url(&env.string("CACHE_URL", "memory://"), timeout)?;
+            let listener = listener(&env, "SESSION_LISTEN", "127.0.0.1:50052").await?;
+            gatehouse_session::run(config, bus, cache, listener, shutdown).await?;
+        }
+        Command::Gateway => {
+            let config = gatehouse_gateway::GatewayConfig::from_env(&env, None)?;
+            let listener = listener(&env, "GATEWAY_LISTEN", &config.listen.clone()).await?;
+            gatehouse_gateway::run(config, listener, shutdown).await?;
+        }
+        Command::HashTiming => {
+            let mut samples = Vec::new();
+            for _ in 0..7 {
+                let started = Instant::now();
+                gatehouse_identity::password::hash_blocking("benchmark-password-123")?;
+                samples.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+            samples.sort_by(f64::total_cmp);
+            println!("argon2id_ms={:.2}", samples[samples.len() / 2]);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Standalone mode: every service and the gateway in one process, still talking real gRPC over
+//! loopback, on SQLite files under `DATA_DIR`, with the in-memory bus and cache (unless URLs
+//! say otherwise). The same code as distributed mode, wired by configuration.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use gatehouse_kit::bus::Bus;
+use gatehouse_kit::cache::Cache;
+use gatehouse_kit::config::{ConfigError, Env};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::GatewayConfig;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StandaloneError {
+    #[error("configuration: {0}")]
+    Config(#[from] ConfigError),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("BUS_URL: {0}")]
+    Bus(#[from] gatehouse_kit::bus::BusError),
+    #[error("CACHE_URL: {0}")]
+    Cache(#[from] gatehouse_kit::cache::CacheError),
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> StandaloneError {
+    let what = what.into();
+    move |source| StandaloneError::Io { what, source }
+}
+
+/// A running stack.
+pub struct Running {
+    pub gateway_addr: SocketAddr,
+    pub identity_addr: SocketAddr,
+    pub session_addr: SocketAddr,
+    pub shutdown: CancellationToken,
+    tasks: Vec<(&'static str, JoinHandle<Result<(), String>>)>,
+}
+
+impl Running {
+    /// Waits until every part has stopped; the first failure (if any) is returned.
+    pub async fn wait(self) -> Result<(), String> {
+        let mut first_error = None;
+        for (name, task) in self.tasks {
+            let outcome = match task.await {
+                Ok(result) => result,
+                Err(join) => Err(join.to_string()),
+            };
+            if let Err(error) = outcome {
+                tracing::error!(service = name, %error, "stopped with an error");
+                // One part failing takes the whole process down rather than limping on.
+                self.shutdown.cancel();
+                first_error.get_or_insert(format!("{name}: {error}"));
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// The cookie secret: `AUTH_SECRET(_FILE)` if given, else generated once into
+/// `DATA_DIR/secret` (mode 0600) and reused on every start.
+pub fn load_or_create_secret(env: &Env, data_dir: &Path) -> Result<String, StandaloneError> {
+    if let Some(secret) = env.secret("AUTH_SECRET")? {
+        return Ok(secret);
+    }
+    let path = data_dir.join("secret");
+    if let Ok(existing) = std::fs::read_to_string(&path) {
+        let existing = existing.trim().to_string();
+        if existing.len() >= 32 {
+            return Ok(existing);
+        }
+    }
+    let secret = gatehouse_kit::ids::random_alphanumeric(64);
+    write_private(&path, &secret).map_err(io(format!("writing {}", path.display())))?;
+    tracing::info!(path = %path.display(), "generated a new cookie secret");
+    Ok(secret)
+}
+
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(contents.as_bytes())
+}
+
+async fn bind(env: &Env, name: &str, default: &str) -> Result<TcpListener, StandaloneError> {
+    let addr = env.string(name, default);
+    TcpListener::bind(&addr)
+        .await
+        .map_err(io(format!("{name}: cannot listen on {addr}")))
+}
+
+/// Starts identity, session and the gateway; returns once all three are listening.
+pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, StandaloneError> {
+    let data_dir = env.string("DATA_DIR", "./data");
+    std::fs::create_dir_all(&data_dir).map_err(io(format!("creating DATA_DIR {data_dir}")))?;
+    let secret = load_or_create_secret(env, Path::new(&data_dir))?;
+    let bus = Bus::from_url(&env.string("BUS_URL", "memory://"))?;
+    let cache_url = env.string("CACHE_URL", "memory://");
+    let cache_timeout = std::time::Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?);
+    let cache = Cache::from_url(&cache_url, cache_timeout)?;
+
+    let identity_listener = bind(env, "IDENTITY_LISTEN", "127.0.0.1:50051").await?;
+    let session_listener = bind(env, "SESSION_LISTEN", "127.0.0.1:50052").await?;
+    let gateway_config = GatewayConfig::from_env(env, Some(secret))?;
+    let gateway_listener = bind(env, "GATEWAY_LISTEN", &gateway_config.listen).await?;
+    let identity_addr = identity_listener
+        .local_addr()
+        .map_err(io("identity address"))?;
+    let session_addr = session_listener
+        .local_addr()
+        .map_err(io("session address"))?;
+    let gateway_addr = gateway_listener
+        .local_addr()
+        .map_err(io("gateway address"))?;
+
+    let identity_config = gatehouse_identity::IdentityConfig::from_env(env, &data_dir)?;
+    let mut session_config = gatehouse_session::SessionConfig::from_env(env, &data_dir)?;
+    session_config.identity_url = format!("http://{identity_addr}");
+    let mut gateway_config = gateway_config;
+    gateway_config.identity_url = format!("http://{identity_addr}");
+    gateway_config.session_url = format!("http://{session_addr}");
+
+    let mut tasks = Vec::new();
+    let token = shutdown.clone();
+    let identity_bus = bus.clone();
+    tasks.push((
+        "identity",
+        tokio::spawn(async move {
+            gatehouse_identity::run(identity_config, identity_bus, identity_listener, token)
+                .await
+                .map_err(|e| e.to_string())
+        }),
+    ));
+    let token = shutdown.clone();
+    tasks.push((
+        "session",
+        tokio::spawn(async move {
+            gatehouse_session::run(session_config, bus, cache, session_listener, token)
+                .await
+                .map_err(|e| e.to_string())
+        }),
+    ));
+    let token = shutdown.clone();
+    tasks.push((
+        "gateway",
+        tokio::spawn(async move {
+            crate::run(gateway_config, gateway_listener, token)
+                .await
+                .map_err(|e| e.to_string())
+        }),
+    ));
+    tracing::info!(%gateway_addr, %identity_addr, %session_addr, data_dir, "standalone mode running");
+    Ok(Running {
+        gateway_addr,
+        identity_addr,
+        session_addr,
+        shutdown,
+        tasks,
+    })
+}

@@ -1,0 +1,23 @@
+//! What every handler shares: configuration, the gRPC clients, cookie settings, trusted origins
+//! and the rate limiter.
+
+use std::sync::Arc;
+
+use gatehouse_kit::telemetry::TracedChannel;
+use gatehouse_proto::identity::v1::identity_service_client::IdentityServiceClient;
+use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
+
+use crate::config::GatewayConfig;
+use crate::cookies::CookieJar;
+use crate::origin::TrustedOrigins;
+use crate::rate_limit::RateLimiter;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<GatewayConfig>,
+    pub trusted: Arc<TrustedOrigins>,
+    pub cookies: Arc<CookieJar>,
+    pub identity: IdentityServiceClient<TracedChannel>,
+    pub sessions: SessionServiceClient<TracedChannel>,
+    pub rate_limiter: Arc<RateLimiter>,
+}

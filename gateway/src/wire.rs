@@ -1,0 +1,85 @@
+//! The JSON shapes better-auth puts on the wire (protocol §4), built from the services' protos.
+//! Times are ISO-8601 with milliseconds and `Z`, which the client turns into `Date`s.
+
+use gatehouse_kit::ids::iso;
+use gatehouse_proto::identity::v1 as identity_pb;
+use gatehouse_proto::session::v1 as session_pb;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub email_verified: bool,
+    pub image: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl From<identity_pb::User> for User {
+    fn from(user: identity_pb::User) -> Self {
+        Self {
+            id: user.id,
+            name: user.name,
+            email: user.email,
+            email_verified: user.email_verified,
+            image: user.image,
+            created_at: iso(user.created_at_unix_ms),
+            updated_at: iso(user.updated_at_unix_ms),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub id: String,
+    pub token: String,
+    pub user_id: String,
+    pub expires_at: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub ip_address: String,
+    pub user_agent: String,
+}
+
+impl From<session_pb::Session> for Session {
+    fn from(session: session_pb::Session) -> Self {
+        Self {
+            id: session.id,
+            token: session.token,
+            user_id: session.user_id,
+            expires_at: iso(session.expires_at_unix_ms),
+            created_at: iso(session.created_at_unix_ms),
+            updated_at: iso(session.updated_at_unix_ms),
+            ip_address: session.ip_address,
+            user_agent: session.user_agent,
+        }
+    }
+}
+
+/// `GET /get-session` when signed in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionWithUser {
+    pub session: Session,
+    pub user: User,
+}
+
+/// `POST /sign-up/email`.
+#[derive(Serialize)]
+pub struct SignUpResponse {
+    pub token: Option<String>,
+    pub user: User,
+}
+
+/// `POST /sign-in/email`: `url` only when a callbackURL was given.
+#[derive(Serialize)]
+pub struct SignInResponse {
+    pub redirect: bool,
+    pub token: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub user: User,
+}

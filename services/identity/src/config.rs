@@ -1,0 +1,33 @@
+//! The identity service's settings (every one documented in the README).
+
+use gatehouse_kit::config::{ConfigError, Env};
+
+#[derive(Clone, Debug)]
+pub struct IdentityConfig {
+    /// `IDENTITY_DATABASE_URL`: `sqlite://…` or `postgres://…`.
+    pub database_url: String,
+    /// `IDENTITY_DATABASE_MAX_CONNECTIONS` (default 10).
+    pub database_max_connections: u32,
+    /// `HASH_POOL_SIZE`: password hashes computed at once (default: the number of cores).
+    /// Each argon2id hash holds 19 MiB while it runs.
+    pub hash_pool_size: usize,
+    /// `PASSWORD_MIN_LENGTH` (default 8) and `PASSWORD_MAX_LENGTH` (default 128), in characters.
+    pub password_min_length: usize,
+    pub password_max_length: usize,
+}
+
+impl IdentityConfig {
+    pub fn from_env(env: &Env, data_dir: &str) -> Result<Self, ConfigError> {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Ok(Self {
+            database_url: env.string(
+                "IDENTITY_DATABASE_URL",
+                &format!("sqlite://{data_dir}/identity.sqlite"),
+            ),
+            database_max_connections: env.parse("IDENTITY_DATABASE_MAX_CONNECTIONS", 10)?,
+            hash_pool_size: env.parse("HASH_POOL_SIZE", cores)?.max(1),
+            password_min_length: env.parse("PASSWORD_MIN_LENGTH", 8)?,
+            password_max_length: env.parse("PASSWORD_MAX_LENGTH", 128)?,
+        })
+    }
+}

@@ -1,0 +1,215 @@
+//! Password hashing as a bounded resource. argon2id (m=19456 KiB, t=2, p=1, OWASP) runs on the
+//! blocking pool, at most `pool_size` at a time, so a burst of sign-ins queues here instead of
+//! starving request handling or exhausting memory; the queue wait is measured. better-auth's
+//! scrypt hashes (`saltHex:keyHex`) verify too, and are flagged for re-hashing.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use argon2::{Algorithm, Argon2, Params, PasswordHasher, PasswordVerifier, Version};
+use subtle::ConstantTimeEq;
+use tokio::sync::Semaphore;
+use unicode_normalization::UnicodeNormalization;
+
+const ARGON2_M_KIB: u32 = 19_456;
+const ARGON2_T: u32 = 2;
+const ARGON2_P: u32 = 1;
+/// A stored hash with exactly these parameters needs no upgrade.
+const CURRENT_PREFIX: &str = "$argon2id$v=19$m=19456,t=2,p=1$";
+
+#[derive(Debug, thiserror::Error)]
+pub enum HashError {
+    #[error("argon2: {0}")]
+    Argon2(String),
+    #[error("the hashing pool is shut down")]
+    PoolClosed,
+    #[error("hashing task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+/// The outcome of checking a password against a stored hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verification {
+    pub valid: bool,
+    /// The hash is valid but not argon2id with the current parameters: store a new one.
+    pub needs_rehash: bool,
+}
+
+#[derive(Clone)]
+pub struct Hasher {
+    permits: Arc<Semaphore>,
+    /// Verified against when the account does not exist, so the answer takes the same time.
+    dummy_hash: Arc<str>,
+}
+
+impl Hasher {
+    /// Computes the dummy hash once (at start, on the calling thread).
+    pub fn new(pool_size: usize) -> Self {
+        let dummy_password = gatehouse_kit::ids::random_alphanumeric(32);
+        let dummy_hash = hash_blocking(&dummy_password).unwrap_or_default();
+        Self {
+            permits: Arc::new(Semaphore::new(pool_size.max(1))),
+            dummy_hash: dummy_hash.into(),
+        }
+    }
+
+    pub async fn hash(&self, password: &str) -> Result<String, HashError> {
+        let password = password.to_string();
+        self.run(move || hash_blocking(&password)).await?
+    }
+
+    pub async fn verify(&self, password: &str, stored: &str) -> Result<Verification, HashError> {
+        let password = password.to_string();
+        let stored = stored.to_string();
+        self.run(move || verify_blocking(&password, &stored)).await
+    }
+
+    /// Spends a verification's worth of time on a password that cannot match.
+    pub async fn verify_dummy(&self, password: &str) -> Result<(), HashError> {
+        let stored = self.dummy_hash.clone();
+        self.verify(password, &stored).await.map(|_| ())
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, HashError> {
+        let queued = Instant::now();
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| HashError::PoolClosed)?;
+        metrics::histogram!("password_hash_queue_seconds").record(queued.elapsed().as_secs_f64());
+        let started = Instant::now();
+        let result = tokio::task::spawn_blocking(work).await?;
+        metrics::histogram!("password_hash_seconds").record(started.elapsed().as_secs_f64());
+        Ok(result)
+    }
+}
+
+fn argon2() -> Argon2<'static> {
+    // The parameters are constants inside argon2's accepted ranges.
+    let params = Params::new(ARGON2_M_KIB, ARGON2_T, ARGON2_P, None).unwrap_or_default();
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// Passwords are NFKC-normalised first, as better-auth does, so the same password typed on
+/// different keyboards matches.
+fn normalize(password: &str) -> String {
+    password.nfkc().collect()
+}
+
+pub fn hash_blocking(password: &str) -> Result<String, HashError> {
+    argon2()
+        .hash_password(normalize(password).as_bytes())
+        .map(|hash| hash.to_string())
+        .map_err(|e| HashError::Argon2(e.to_string()))
+}
+
+pub fn verify_blocking(password: &str, stored: &str) -> Verification {
+    let password = normalize(password);
+    if stored.starts_with("$argon2") {
+        let valid = argon2()
+            .verify_password(password.as_bytes(), stored)
+            .is_ok();
+        Verification {
+            valid,
+            needs_rehash: valid && !stored.starts_with(CURRENT_PREFIX),
+        }
+    } else {
+        let valid = verify_better_auth_scrypt(&password, stored);
+        Verification {
+            valid,
+            needs_rehash: valid,
+        }
+    }
+}
+
+/// better-auth's format: `<16 random bytes as 32 hex chars>:<64-byte key as hex>`, scrypt with
+/// N=16384, r=16, p=1, and the hex *string* (not the bytes) as the salt.
+fn verify_better_auth_scrypt(password: &str, stored: &str) -> bool {
+    let Some((salt_hex, key_hex)) = stored.split_once(':') else {
+        return false;
+    };
+    let Ok(params) = scrypt::Params::new(14, 16, 1) else {
+        return false;
+    };
+    let mut derived = [0u8; 64];
+    if scrypt::scrypt(
+        password.as_bytes(),
+        salt_hex.as_bytes(),
+        &params,
+        &mut derived,
+    )
+    .is_err()
+    {
+        return false;
+    }
+    let derived_hex: String = derived.iter().map(|b| format!("{b:02x}")).collect();
+    derived_hex
+        .as_bytes()
+        .ct_eq(key_hex.to_ascii_lowercase().as_bytes())
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argon2id_hashes_use_the_owasp_parameters_and_verify() {
+        let hash = hash_blocking("Correct-Horse-9").unwrap();
+        assert!(hash.starts_with(CURRENT_PREFIX), "{hash}");
+        let ok = verify_blocking("Correct-Horse-9", &hash);
+        assert_eq!(
+            ok,
+            Verification {
+                valid: true,
+                needs_rehash: false
+            }
+        );
+        assert!(!verify_blocking("correct-horse-9", &hash).valid);
+    }
+
+    #[test]
+    fn passwords_are_nfkc_normalised() {
+        // U+FB01 (the "fi" ligature) normalises to "fi" under NFKC.
+        let hash = hash_blocking("\u{FB01}nd-me-123").unwrap();
+        assert!(verify_blocking("find-me-123", &hash).valid);
+    }
+
+    #[test]
+    fn better_auth_scrypt_hashes_verify_and_ask_for_a_rehash() {
+        // Made by the real better-auth 1.7.7: `hashPassword("password123")` from better-auth/crypto.
+        let stored = "154735a709dc6fb14a8a10fae3290957:2b067f70347727497f9d3232079e135d9d61fa1dccd7c8e8748092c80f0f1d916affaa59d8aa5892c9727bdca6b5967989ee4e48d9205523ce9983a364d508ba";
+        assert_eq!(
+            verify_blocking("password123", stored),
+            Verification {
+                valid: true,
+                needs_rehash: true
+            }
+        );
+        assert!(!verify_blocking("password124", stored).valid);
+        assert!(!verify_blocking("password123", "no-colon-here").valid);
+    }
+
+    #[test]
+    fn hashes_with_other_argon2_parameters_ask_for_a_rehash() {
+        let weak = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(8, 1, 1, None).unwrap(),
+        )
+        .hash_password(b"pw-123456")
+        .unwrap()
+        .to_string();
+        assert_eq!(
+            verify_blocking("pw-123456", &weak),
+            Verification {
+                valid: true,
+                needs_rehash: true
+            }
+        );
+    }
+}

@@ -1,0 +1,361 @@
+//! A byte cache with expiry: Redis in distributed mode, process memory in standalone mode.
+//! Callers treat it as an optimisation: every error means "read the database instead", so an
+//! unreachable Redis slows requests down and never fails them. Deletes that could not reach
+//! Redis are remembered and replayed before the cache is trusted again, so an entry removed
+//! during an outage (a revoked session) is never served once Redis is back.
+
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use redis::AsyncCommands;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+const KEY_PREFIX: &str = "gatehouse:";
+const SHARDS: usize = 16;
+const MAX_ENTRIES_PER_SHARD: usize = 20_000;
+const RECONNECT_INTERVAL: Duration = Duration::from_secs(1);
+
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("unsupported cache URL {0:?}: expected memory:// or redis://")]
+    UnsupportedUrl(String),
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    #[error("redis did not answer within {0:?}")]
+    Timeout(Duration),
+    #[error("redis is unreachable; retrying")]
+    Unavailable,
+}
+
+#[derive(Clone)]
+pub enum Cache {
+    Memory(Arc<MemoryCache>),
+    Redis(Arc<RedisCache>),
+}
+
+impl Cache {
+    /// `memory://` or `redis://host:port/db`. Redis connects lazily and reconnects by itself.
+    pub fn from_url(url: &str, timeout: Duration) -> Result<Self, CacheError> {
+        if url.starts_with("memory://") {
+            Ok(Cache::Memory(Arc::new(MemoryCache::default())))
+        } else if url.starts_with("redis://") || url.starts_with("rediss://") {
+            Ok(Cache::Redis(Arc::new(RedisCache {
+                client: redis::Client::open(url)?,
+                connection: RwLock::new(None),
+                last_attempt: Mutex::new(None),
+                pending_deletes: Mutex::new(Vec::new()),
+                has_pending: AtomicBool::new(false),
+                timeout,
+            })))
+        } else {
+            Err(CacheError::UnsupportedUrl(url.to_string()))
+        }
+    }
+
+    pub async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, CacheError> {
+        let result = match self {
+            Cache::Memory(memory) => Ok(memory.get(key)),
+            Cache::Redis(redis) => redis.get(key).await,
+        };
+        let outcome = match &result {
+            Ok(Some(_)) => "hit",
+            Ok(None) => "miss",
+            Err(_) => "error",
+        };
+        metrics::counter!("cache_lookups_total", "result" => outcome).increment(1);
+        result
+    }
+
+    pub async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<(), CacheError> {
+        match self {
+            Cache::Memory(memory) => {
+                memory.set(key, value, ttl);
+                Ok(())
+            }
+            Cache::Redis(redis) => redis.set(key, value, ttl).await,
+        }
+    }
+
+    /// Removes a key. A delete that cannot reach Redis is kept and retried before any later
+    /// read is answered from the cache.
+    pub async fn delete(&self, key: &str) -> Result<(), CacheError> {
+        match self {
+            Cache::Memory(memory) => {
+                memory.delete(key);
+                Ok(())
+            }
+            Cache::Redis(redis) => redis.delete(key).await,
+        }
+    }
+
+    /// Counts a hit in the fixed window `key` lasting `window` from its first hit; returns the
+    /// count so far and how long the window has left (rate limiting).
+    pub async fn hit_window(
+        &self,
+        key: &str,
+        window: Duration,
+    ) -> Result<(u64, Duration), CacheError> {
+        match self {
+            Cache::Memory(memory) => Ok(memory.hit_window(key, window)),
+            Cache::Redis(redis) => redis.hit_window(key, window).await,
+        }
+    }
+}
+
+struct Entry {
+    value: Arc<[u8]>,
+    expires: Instant,
+}
+
+/// Sharded in-process map with per-entry expiry and a size bound.
+#[derive(Default)]
+pub struct MemoryCache {
+    shards: [Mutex<HashMap<String, Entry>>; SHARDS],
+    windows: Mutex<HashMap<String, (u64, Instant)>>,
+}
+
+impl MemoryCache {
+    fn shard(&self, key: &str) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        let mut hasher = DefaultHasher::new();
+        key.hash(&mut hasher);
+        let index = (hasher.finish() as usize) % SHARDS;
+        // A poisoned shard only means another thread panicked mid-insert; the map is intact.
+        self.shards[index]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn get(&self, key: &str) -> Option<Vec<u8>> {
+        let mut shard = self.shard(key);
+        match shard.get(key) {
+            Some(entry) if entry.expires > Instant::now() => Some(entry.value.to_vec()),
+            Some(_) => {
+                shard.remove(key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn set(&self, key: &str, value: &[u8], ttl: Duration) {
+        let now = Instant::now();
+        let mut shard = self.shard(key);
+        if shard.len() >= MAX_ENTRIES_PER_SHARD {
+            shard.retain(|_, e| e.expires > now);
+            if shard.len() >= MAX_ENTRIES_PER_SHARD {
+                let victim = shard.keys().next().cloned();
+                if let Some(victim) = victim {
+                    shard.remove(&victim);
+                }
+            }
+        }
+        shard.insert(
+            key.to_string(),
+            Entry {
+                value: value.into(),
+                expires: now + ttl,
+            },
+        );
+    }
+
+    fn delete(&self, key: &str) {
+        self.shard(key).remove(key);
+    }
+
+    fn hit_window(&self, key: &str, window: Duration) -> (u64, Duration) {
+        let now = Instant::now();
+        let mut windows = self
+            .windows
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if windows.len() > MAX_ENTRIES_PER_SHARD * SHARDS {
+            windows.retain(|_, (_, ends)| *ends > now);
+        }
+        let slot = windows.entry(key.to_string()).or_insert((0, now + window));
+        if slot.1 <= now {
+            *slot = (0, now + window);
+        }
+        slot.0 += 1;
+        (slot.0, slot.1 - now)
+    }
+}
+
+pub struct RedisCache {
+    client: redis::Client,
+    connection: RwLock<Option<ConnectionManager>>,
+    last_attempt: Mutex<Option<Instant>>,
+    pending_deletes: Mutex<Vec<String>>,
+    has_pending: AtomicBool,
+    timeout: Duration,
+}
+
+impl RedisCache {
+    async fn connection(&self) -> Result<ConnectionManager, CacheError> {
+        if let Some(conn) = self.read_connection() {
+            return Ok(conn);
+        }
+        {
+            let mut last = self
+                .last_attempt
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if last.is_some_and(|at| at.elapsed() < RECONNECT_INTERVAL) {
+                return Err(CacheError::Unavailable);
+            }
+            *last = Some(Instant::now());
+        }
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let conn = tokio::time::timeout(
+            self.timeout * 2,
+            ConnectionManager::new_with_config(self.client.clone(), config),
+        )
+        .await
+        .map_err(|_| CacheError::Timeout(self.timeout))??;
+        *self
+            .connection
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(conn.clone());
+        tracing::info!("connected to redis");
+        Ok(conn)
+    }
+
+    fn read_connection(&self) -> Option<ConnectionManager> {
+        self.connection
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// A ready connection, after replaying deletes that failed earlier.
+    async fn ready(&self) -> Result<ConnectionManager, CacheError> {
+        let mut conn = self.connection().await?;
+        if self.has_pending.load(Ordering::Acquire) {
+            let keys: Vec<String> = std::mem::take(
+                &mut *self
+                    .pending_deletes
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            );
+            if !keys.is_empty() {
+                let replay: Result<(), CacheError> =
+                    self.bounded(conn.del::<_, ()>(keys.clone())).await;
+                if let Err(error) = replay {
+                    self.remember_deletes(keys);
+                    return Err(error);
+                }
+                tracing::info!(count = keys.len(), "replayed cache deletes after an outage");
+            }
+            self.has_pending.store(false, Ordering::Release);
+        }
+        Ok(conn)
+    }
+
+    fn remember_deletes(&self, keys: Vec<String>) {
+        self.pending_deletes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .extend(keys);
+        self.has_pending.store(true, Ordering::Release);
+    }
+
+    async fn bounded<T>(
+        &self,
+        fut: impl std::future::Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, CacheError> {
+        tokio::time::timeout(self.timeout, fut)
+            .await
+            .map_err(|_| CacheError::Timeout(self.timeout))?
+            .map_err(CacheError::from)
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, CacheError> {
+        let mut conn = self.ready().await?;
+        self.bounded(conn.get(prefixed(key))).await
+    }
+
+    async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<(), CacheError> {
+        let mut conn = self.ready().await?;
+        let millis = ttl.as_millis().max(1) as u64;
+        self.bounded(conn.pset_ex(prefixed(key), value, millis))
+            .await
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), CacheError> {
+        let full = prefixed(key);
+        let result = match self.ready().await {
+            Ok(mut conn) => self.bounded(conn.del::<_, ()>(&full)).await,
+            Err(error) => Err(error),
+        };
+        if result.is_err() {
+            self.remember_deletes(vec![full]);
+        }
+        result
+    }
+
+    async fn hit_window(&self, key: &str, window: Duration) -> Result<(u64, Duration), CacheError> {
+        let mut conn = self.ready().await?;
+        let full = prefixed(key);
+        let millis = window.as_millis().max(1) as u64;
+        let (count, _, ttl): (u64, i64, i64) = self
+            .bounded(
+                redis::pipe()
+                    .atomic()
+                    .incr(&full, 1)
+                    .cmd("PEXPIRE")
+                    .arg(&full)
+                    .arg(millis)
+                    .arg("NX")
+                    .cmd("PTTL")
+                    .arg(&full)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        Ok((count, Duration::from_millis(ttl.max(0) as u64)))
+    }
+}
+
+fn prefixed(key: &str) -> String {
+    if key.starts_with(KEY_PREFIX) {
+        key.to_string()
+    } else {
+        format!("{KEY_PREFIX}{key}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn memory_entries_expire() {
+        let cache = Cache::from_url("memory://", Duration::from_millis(50)).unwrap();
+        cache
+            .set("a", b"1", Duration::from_millis(30))
+            .await
+            .unwrap();
+        assert_eq!(cache.get("a").await.unwrap().as_deref(), Some(&b"1"[..]));
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert_eq!(cache.get("a").await.unwrap(), None);
+        cache.set("b", b"2", Duration::from_secs(5)).await.unwrap();
+        cache.delete("b").await.unwrap();
+        assert_eq!(cache.get("b").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn memory_windows_count_and_restart() {
+        let cache = Cache::from_url("memory://", Duration::from_millis(50)).unwrap();
+        let window = Duration::from_millis(40);
+        assert_eq!(cache.hit_window("w", window).await.unwrap().0, 1);
+        assert_eq!(cache.hit_window("w", window).await.unwrap().0, 2);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(cache.hit_window("w", window).await.unwrap().0, 1);
+    }
+}

@@ -1,0 +1,190 @@
+//! Configuration from the environment: every setting has a compiled-in default, documented in
+//! the README, overlaid by an environment variable and validated at start. Secrets may also come
+//! from `<NAME>_FILE`, and are never logged.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{name}: cannot parse {value:?}: {reason}")]
+    Invalid {
+        name: String,
+        value: String,
+        reason: String,
+    },
+    #[error("{name} is required: {why}")]
+    Missing { name: String, why: String },
+    #[error("{name}_FILE: cannot read {path}: {source}")]
+    File {
+        name: String,
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Reads settings from the process environment (or from a fixed map in tests).
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    overrides: Option<std::collections::HashMap<String, String>>,
+}
+
+impl Env {
+    /// The process environment.
+    pub fn process() -> Self {
+        Self { overrides: None }
+    }
+
+    /// A fixed set of variables, for tests and for wiring services in one process.
+    pub fn from_pairs<I, K, V>(pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        Self {
+            overrides: Some(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The raw value, if set and not empty.
+    pub fn raw(&self, name: &str) -> Option<String> {
+        let value = match &self.overrides {
+            Some(map) => map.get(name).cloned(),
+            None => std::env::var(name).ok(),
+        };
+        value.filter(|v| !v.trim().is_empty())
+    }
+
+    pub fn string(&self, name: &str, default: &str) -> String {
+        self.raw(name).unwrap_or_else(|| default.to_string())
+    }
+
+    pub fn parse<T>(&self, name: &str, default: T) -> Result<T, ConfigError>
+    where
+        T: FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match self.raw(name) {
+            None => Ok(default),
+            Some(value) => value
+                .trim()
+                .parse()
+                .map_err(|e: T::Err| ConfigError::Invalid {
+                    name: name.to_string(),
+                    value,
+                    reason: e.to_string(),
+                }),
+        }
+    }
+
+    /// `true/false/1/0/yes/no/on/off`, case-insensitive.
+    pub fn bool(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
+        match self.raw(name) {
+            None => Ok(default),
+            Some(value) => match value.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => Ok(true),
+                "0" | "false" | "no" | "off" => Ok(false),
+                _ => Err(ConfigError::Invalid {
+                    name: name.to_string(),
+                    value,
+                    reason: "expected true or false".into(),
+                }),
+            },
+        }
+    }
+
+    /// A whole number of seconds.
+    pub fn seconds(&self, name: &str, default: u64) -> Result<Duration, ConfigError> {
+        self.parse::<u64>(name, default).map(Duration::from_secs)
+    }
+
+    /// A comma-separated list; empty entries dropped.
+    pub fn list(&self, name: &str) -> Vec<String> {
+        self.raw(name)
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A secret from `<NAME>` or from the file named by `<NAME>_FILE` (trailing newline trimmed).
+    pub fn secret(&self, name: &str) -> Result<Option<String>, ConfigError> {
+        if let Some(value) = self.raw(name) {
+            return Ok(Some(value));
+        }
+        let file_var = format!("{name}_FILE");
+        match self.raw(&file_var) {
+            None => Ok(None),
+            Some(path) => std::fs::read_to_string(&path)
+                .map(|s| Some(s.trim_end_matches(['\n', '\r']).to_string()))
+                .map_err(|source| ConfigError::File {
+                    name: name.to_string(),
+                    path,
+                    source,
+                }),
+        }
+    }
+}
+
+/// Hides credentials in a URL (`postgres://user:pw@host/db` → `postgres://user:***@host/db`)
+/// so the effective configuration can be logged.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.split_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_apply_when_unset_or_empty() {
+        let env = Env::from_pairs([("EMPTY", " ")]);
+        assert_eq!(env.string("EMPTY", "d"), "d");
+        assert_eq!(env.parse::<u32>("MISSING", 7).unwrap(), 7);
+        assert!(env.bool("MISSING", true).unwrap());
+    }
+
+    #[test]
+    fn bad_values_are_rejected_with_the_variable_name() {
+        let env = Env::from_pairs([("N", "ten"), ("B", "maybe")]);
+        let err = env.parse::<u32>("N", 1).unwrap_err().to_string();
+        assert!(err.contains("N:") && err.contains("ten"), "{err}");
+        assert!(env.bool("B", false).is_err());
+    }
+
+    #[test]
+    fn secrets_come_from_files() {
+        let dir = std::env::temp_dir().join(format!("kit-secret-{}", crate::ids::new_id()));
+        std::fs::write(&dir, "s3cret\n").unwrap();
+        let env = Env::from_pairs([("S_FILE", dir.to_string_lossy().to_string())]);
+        assert_eq!(env.secret("S").unwrap().as_deref(), Some("s3cret"));
+        std::fs::remove_file(dir).unwrap();
+    }
+
+    #[test]
+    fn urls_are_redacted() {
+        assert_eq!(
+            redact_url("amqp://guest:guest@127.0.0.1:5672/%2f"),
+            "amqp://guest:***@127.0.0.1:5672/%2f"
+        );
+        assert_eq!(redact_url("memory://"), "memory://");
+    }
+}

@@ -1,0 +1,62 @@
+//! Identifiers, tokens and time as better-auth shapes them.
+
+use chrono::{DateTime, TimeZone, Utc};
+use rand::Rng;
+
+const ALPHANUMERIC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// `len` characters drawn uniformly from `[A-Za-z0-9]` with the OS-seeded CSPRNG
+/// (better-auth's `generateId`): 32 characters for ids and session tokens.
+pub fn random_alphanumeric(len: usize) -> String {
+    let mut rng = rand::rng();
+    (0..len)
+        .map(|_| ALPHANUMERIC[rng.random_range(0..ALPHANUMERIC.len())] as char)
+        .collect()
+}
+
+/// A new 32-character id.
+pub fn new_id() -> String {
+    random_alphanumeric(32)
+}
+
+/// Now, truncated to milliseconds: the precision better-auth sends on the wire, and a fixed
+/// precision keeps SQLite's text timestamps ordered.
+pub fn now() -> DateTime<Utc> {
+    from_unix_ms(Utc::now().timestamp_millis())
+}
+
+pub fn from_unix_ms(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+/// `2026-11-21T05:18:12.666Z`, exactly JavaScript's `Date.prototype.toISOString()`.
+pub fn iso(ms: i64) -> String {
+    from_unix_ms(ms)
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_32_alphanumerics_and_differ() {
+        let a = new_id();
+        let b = new_id();
+        assert_eq!(a.len(), 32);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn iso_matches_javascript() {
+        assert_eq!(iso(1_795_238_292_666), "2026-11-21T05:18:12.666Z");
+        assert_eq!(iso(0), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn now_has_millisecond_precision() {
+        assert_eq!(now().timestamp_subsec_nanos() % 1_000_000, 0);
+    }
+}

@@ -1,0 +1,19 @@
+//! Gatehouse's shared runtime. Every service builds on the same pieces so that they behave the
+//! same way: configuration from the environment, telemetry, storage pools with migrations, a
+//! cache, an event bus fed by a transactional outbox, one listener serving gRPC + health +
+//! metrics, and the error catalogue that maps one status to gRPC, HTTP and better-auth's body.
+
+pub mod bus;
+pub mod cache;
+pub mod client;
+pub mod config;
+pub mod db;
+pub mod errors;
+pub mod ids;
+pub mod outbox;
+pub mod server;
+pub mod telemetry;
+pub mod validate;
+
+pub use errors::ErrorCode;
+pub use sqlx;

@@ -1,0 +1,83 @@
+// Shared helpers for the conformance suites.
+import { randomBytes } from "node:crypto";
+import { createAuthClient } from "better-auth/client";
+import { CookieJar, parseSetCookie } from "./cookie-jar.mjs";
+
+const raw = process.env.GATEHOUSE_URL;
+if (!raw) {
+  throw new Error(
+    "GATEHOUSE_URL is not set: point it at a running server, e.g. GATEHOUSE_URL=http://localhost:3000"
+  );
+}
+/** Site origin, e.g. http://localhost:3000 (no trailing slash). */
+export const BASE_URL = raw.replace(/\/+$/, "");
+/** Where the auth API lives. */
+export const AUTH_URL = `${BASE_URL}/api/auth`;
+
+export const SESSION_COOKIE = "better-auth.session_token";
+export const DONT_REMEMBER_COOKIE = "better-auth.dont_remember";
+export const SESSION_DATA_COOKIE = "better-auth.session_data";
+
+export const PASSWORD = "Correct-Horse-9-battery";
+
+const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+let seq = 0;
+/** A unique, never-reused email for this run (lower-case unless `prefix` has capitals). */
+export function uniqueEmail(prefix = "user") {
+  seq += 1;
+  return `${prefix}-${RUN_ID}-${seq}@example.com`;
+}
+
+/** One simulated browser: its own cookie jar and an official client using it. */
+export function newBrowser(opts = {}) {
+  const jar = new CookieJar(BASE_URL, opts);
+  const client = createAuthClient({
+    baseURL: BASE_URL,
+    fetchOptions: { customFetchImpl: jar.fetch },
+  });
+  return { jar, client };
+}
+
+/** POST JSON straight to an auth endpoint through a jar (bypassing the client). */
+export async function postJson(jar, path, body) {
+  const res = await jar.fetch(`${AUTH_URL}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : null };
+}
+
+/** GET an auth endpoint with an explicit Cookie header (no jar), e.g. to replay a stolen cookie. */
+export async function getWithCookie(path, cookieHeader) {
+  const res = await fetch(`${AUTH_URL}${path}`, {
+    headers: { cookie: cookieHeader, origin: new URL(BASE_URL).origin },
+    redirect: "manual",
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : null };
+}
+
+/**
+ * Split a signed cookie value (as it appears in Set-Cookie, percent-encoded)
+ * into its unsigned value and signature.
+ */
+export function splitSigned(cookieValue) {
+  const decoded = decodeURIComponent(cookieValue);
+  const dot = decoded.lastIndexOf(".");
+  return { value: decoded.slice(0, dot), signature: decoded.slice(dot + 1), decoded };
+}
+
+/** Standard base64 HMAC-SHA256 (44 chars with "=" padding). */
+export const SIGNATURE_RE = /^[A-Za-z0-9+/]{43}=$/;
+/** better-auth generateId(32). */
+export const TOKEN_RE = /^[A-Za-z0-9]{32}$/;
+
+/** Assert-friendly view of the Set-Cookie headers of a jar's last response. */
+export function lastCookie(jar, name) {
+  const found = jar.lastSetCookie(name);
+  return found.length ? found[found.length - 1] : undefined;
+}
+
+export { CookieJar, parseSetCookie };
