@@ -81,11 +81,11 @@ pub async fn limit(State(state): State<AppState>, request: Request, next: Next) 
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
-    let path = request
-        .uri()
-        .path()
+    // Inside the nested router the path is already relative to /api/auth.
+    let full = request.uri().path();
+    let path = full
         .strip_prefix(crate::BASE_PATH)
-        .unwrap_or("")
+        .unwrap_or(full)
         .to_string();
     let ip = client_ip(request.headers(), peer, &state.config.trusted_proxies)
         .map(bucket)

@@ -13,6 +13,7 @@ pub mod ids;
 pub mod outbox;
 pub mod server;
 pub mod telemetry;
+pub mod testing;
 pub mod validate;
 
 pub use errors::ErrorCode;

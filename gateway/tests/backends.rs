@@ -1,0 +1,284 @@
+//! The real backends and their outages: events reach RabbitMQ through the outbox even when the
+//! broker is away for a while, and sessions keep working from the database while Redis is
+//! unreachable, with the cache trusted again (and no revoked session resurrected) once it is
+//! back. Outages are made with a TCP proxy that cuts and restores the connection.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{PASSWORD, Stack, unique_email};
+use futures_util::StreamExt;
+use gatehouse_kit::testing::{ToggleProxy, eventually};
+use gatehouse_kit::with_db;
+use lapin::options::{
+    BasicConsumeOptions, ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions,
+};
+use lapin::types::FieldTable;
+use lapin::{Connection, ConnectionProperties, ExchangeKind};
+use prost::Message as _;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+const RABBITMQ: &str = "127.0.0.1:5672";
+const REDIS: &str = "127.0.0.1:6379";
+
+/// Every `user.created` event, read straight from RabbitMQ (not through the proxy).
+async fn user_created_events()
+-> mpsc::UnboundedReceiver<(serde_json::Value, lapin::BasicProperties)> {
+    let connection = Connection::connect(
+        &format!("amqp://guest:guest@{RABBITMQ}/%2f"),
+        ConnectionProperties::default(),
+    )
+    .await
+    .expect("RabbitMQ is required for this test (127.0.0.1:5672)");
+    let channel = connection.create_channel().await.unwrap();
+    channel
+        .exchange_declare(
+            gatehouse_kit::bus::EXCHANGE.into(),
+            ExchangeKind::Topic,
+            ExchangeDeclareOptions {
+                durable: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let queue = channel
+        .queue_declare(
+            "".into(),
+            QueueDeclareOptions {
+                exclusive: true,
+                auto_delete: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    channel
+        .queue_bind(
+            queue.name().clone(),
+            gatehouse_kit::bus::EXCHANGE.into(),
+            "user.created".into(),
+            QueueBindOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let mut consumer = channel
+        .basic_consume(
+            queue.name().clone(),
+            "test".into(),
+            BasicConsumeOptions {
+                no_ack: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let _keep = connection;
+        while let Some(Ok(delivery)) = consumer.next().await {
+            let body: serde_json::Value =
+                serde_json::from_slice(&delivery.data).unwrap_or_default();
+            if tx.send((body, delivery.properties.clone())).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+async fn wait_for_user(
+    events: &mut mpsc::UnboundedReceiver<(serde_json::Value, lapin::BasicProperties)>,
+    user_id: &str,
+    within: Duration,
+) -> Option<(serde_json::Value, lapin::BasicProperties)> {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let left = deadline.checked_duration_since(tokio::time::Instant::now())?;
+        match tokio::time::timeout(left, events.recv()).await {
+            Ok(Some((body, props))) if body["data"]["id"] == user_id => return Some((body, props)),
+            Ok(Some(_)) => continue,
+            _ => return None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn user_created_reaches_rabbitmq_even_across_a_broker_outage() {
+    let mut events = user_created_events().await;
+    let proxy = ToggleProxy::start(RABBITMQ).await;
+    let bus_url = format!("amqp://guest:guest@{}/%2f", proxy.addr);
+    let stack = Stack::start(&[("BUS_URL", bus_url.as_str())]).await;
+
+    let first = stack.sign_up(&unique_email()).await.json();
+    let first_id = first["user"]["id"].as_str().unwrap();
+    let (body, props) = wait_for_user(&mut events, first_id, Duration::from_secs(15))
+        .await
+        .expect("user.created delivered");
+    assert_eq!(body["type"], "user.created");
+    assert_eq!(body["data"]["email"], first["user"]["email"]);
+    assert_eq!(
+        props
+            .message_id()
+            .as_ref()
+            .map(|id| id.as_str().to_string()),
+        body["id"].as_str().map(String::from)
+    );
+    assert_eq!(props.delivery_mode(), &Some(2), "persistent");
+
+    proxy.cut();
+    let second = stack.sign_up(&unique_email()).await.json();
+    let second_id = second["user"]["id"].as_str().unwrap().to_string();
+    assert!(
+        wait_for_user(&mut events, &second_id, Duration::from_millis(1500))
+            .await
+            .is_none(),
+        "the broker is unreachable"
+    );
+    let db = stack.identity_db().await;
+    let pending = gatehouse_kit::outbox::pending(&db).await.unwrap();
+    assert_eq!(pending, 1, "the event waits in the outbox");
+
+    proxy.restore();
+    let (late, _) = wait_for_user(&mut events, &second_id, Duration::from_secs(20))
+        .await
+        .expect("delivered once the broker is back");
+    assert_eq!(late["data"]["id"], second_id.as_str());
+    let drained = eventually(Duration::from_secs(5), || async {
+        (gatehouse_kit::outbox::pending(&db).await.ok() == Some(0)).then_some(())
+    })
+    .await;
+    assert!(
+        drained.is_some(),
+        "marked published after the broker confirmed"
+    );
+}
+
+async fn redis() -> redis::aio::MultiplexedConnection {
+    redis::Client::open(format!("redis://{REDIS}"))
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .expect("Redis is required for this test (127.0.0.1:6379)")
+}
+
+async fn session_name(stack: &Stack, jar: &str) -> Option<String> {
+    let reply = stack.get("/get-session", Some(jar)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    reply.json()["user"]["name"].as_str().map(String::from)
+}
+
+#[tokio::test]
+async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
+    let proxy = ToggleProxy::start(REDIS).await;
+    let cache_url = format!("redis://{}", proxy.addr);
+    let stack = Stack::start(&[("CACHE_URL", cache_url.as_str())]).await;
+    let mut direct = redis().await;
+
+    let email = unique_email();
+    let up = stack.sign_up(&email).await;
+    let first_jar = up.cookie_header();
+    let token = up.json()["token"].as_str().unwrap().to_string();
+    let key = format!("gatehouse:session:{token}");
+    assert_eq!(
+        session_name(&stack, &first_jar).await.as_deref(),
+        Some("Test User")
+    );
+    let cached: Option<Vec<u8>> = redis::cmd("GET")
+        .arg(&key)
+        .query_async(&mut direct)
+        .await
+        .unwrap();
+    let cached = cached.expect("the session is cached in Redis");
+
+    // Prove reads come from Redis: change the cached copy behind the service's back.
+    let mut entry =
+        gatehouse_proto::session::v1::GetSessionResponse::decode(cached.as_slice()).unwrap();
+    entry.user.as_mut().unwrap().name = "From Redis".into();
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg(entry.encode_to_vec())
+        .arg("EX")
+        .arg(60)
+        .query_async(&mut direct)
+        .await
+        .unwrap();
+    assert_eq!(
+        session_name(&stack, &first_jar).await.as_deref(),
+        Some("From Redis")
+    );
+
+    proxy.cut();
+    let signed_in = stack
+        .post(
+            "/sign-in/email",
+            json!({"email": email, "password": PASSWORD}),
+            None,
+        )
+        .await;
+    assert_eq!(
+        signed_in.status, 200,
+        "sign-in works without Redis: {}",
+        signed_in.text
+    );
+    let second_jar = signed_in.cookie_header();
+    assert_eq!(
+        session_name(&stack, &second_jar).await.as_deref(),
+        Some("Test User"),
+        "read from the database"
+    );
+    assert_eq!(
+        session_name(&stack, &first_jar).await.as_deref(),
+        Some("Test User"),
+        "the database, not the stale cache"
+    );
+    let out = stack.post("/sign-out", json!({}), Some(&first_jar)).await;
+    assert_eq!(out.status, 200, "sign-out works without Redis");
+
+    proxy.restore();
+    let second_key = format!(
+        "gatehouse:session:{}",
+        signed_in.json()["token"].as_str().unwrap()
+    );
+    let back = eventually(Duration::from_secs(10), || {
+        let stack = &stack;
+        let second_jar = &second_jar;
+        let second_key = second_key.clone();
+        let mut direct = direct.clone();
+        async move {
+            session_name(stack, second_jar).await?;
+            let exists: bool = redis::cmd("EXISTS")
+                .arg(&second_key)
+                .query_async(&mut direct)
+                .await
+                .ok()?;
+            exists.then_some(())
+        }
+    })
+    .await;
+    assert!(
+        back.is_some(),
+        "the cache is written again once Redis is back"
+    );
+    let stale: bool = redis::cmd("EXISTS")
+        .arg(&key)
+        .query_async(&mut direct)
+        .await
+        .unwrap();
+    assert!(!stale, "the delete made during the outage was replayed");
+    assert_eq!(
+        stack.get("/get-session", Some(&first_jar)).await.text,
+        "null",
+        "a session signed out during the outage stays signed out"
+    );
+
+    let db = stack.session_db().await;
+    let rows: i64 = with_db!(&db, pool => sqlx::query_scalar("SELECT COUNT(*) FROM sessions").fetch_one(pool).await).unwrap();
+    assert_eq!(rows, 1);
+}

@@ -1,0 +1,214 @@
+//! A whole Gatehouse stack in the test process (standalone wiring: real gRPC over loopback),
+//! plus an HTTP client that speaks to it like a browser would.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use gatehouse_kit::config::Env;
+use gatehouse_kit::db::Db;
+use reqwest::header::{HeaderMap, SET_COOKIE};
+use tokio_util::sync::CancellationToken;
+
+pub const PASSWORD: &str = "Correct-Horse-9";
+
+pub struct Stack {
+    pub base: String,
+    pub origin: String,
+    pub data_dir: String,
+    pub shutdown: CancellationToken,
+    pub http: reqwest::Client,
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+pub fn install_crypto() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+impl Stack {
+    /// Starts a stack; `extra` overrides settings (rate limits are raised unless overridden).
+    pub async fn start(extra: &[(&str, &str)]) -> Stack {
+        install_crypto();
+        let data_dir = std::env::temp_dir()
+            .join(format!("gatehouse-e2e-{}", gatehouse_kit::ids::new_id()))
+            .display()
+            .to_string();
+        let mut vars: HashMap<String, String> = [
+            ("DATA_DIR", data_dir.as_str()),
+            ("GATEWAY_LISTEN", "127.0.0.1:0"),
+            ("IDENTITY_LISTEN", "127.0.0.1:0"),
+            ("SESSION_LISTEN", "127.0.0.1:0"),
+            ("RATE_LIMIT_MAX", "100000"),
+            ("RATE_LIMIT_SIGN_IN_MAX", "100000"),
+            ("HASH_POOL_SIZE", "2"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in extra {
+            vars.insert(k.to_string(), v.to_string());
+        }
+        // The base URL must name the port the gateway really got: bind it first.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        vars.insert("GATEWAY_LISTEN".into(), format!("127.0.0.1:{port}"));
+        vars.entry("BASE_URL".into())
+            .or_insert_with(|| format!("http://localhost:{port}"));
+        let origin = vars["BASE_URL"].trim_end_matches('/').to_string();
+        let env = Env::from_pairs(vars);
+        let _ = gatehouse_kit::telemetry::init("test", &Env::from_pairs([("RUST_LOG", "warn")]));
+        let shutdown = CancellationToken::new();
+        let running = gatehouse_gateway::standalone::start(&env, shutdown.clone())
+            .await
+            .expect("standalone stack starts");
+        let base = format!("http://{}/api/auth", running.gateway_addr);
+        tokio::spawn(running.wait());
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let stack = Stack {
+            base,
+            origin,
+            data_dir,
+            shutdown,
+            http,
+        };
+        stack.wait_ready().await;
+        stack
+    }
+
+    async fn wait_ready(&self) {
+        for _ in 0..100 {
+            let reply = self.http.get(format!("{}/ok", self.base)).send().await;
+            if reply.is_ok_and(|r| r.status() == 200) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("gateway did not become ready");
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// A JSON POST as the official client sends it from the app's own origin.
+    pub async fn post(&self, path: &str, body: serde_json::Value, cookie: Option<&str>) -> Reply {
+        let mut request = self
+            .http
+            .post(self.url(path))
+            .header("origin", &self.origin)
+            .json(&body);
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        Reply::from(request.send().await.expect("request")).await
+    }
+
+    pub async fn get(&self, path: &str, cookie: Option<&str>) -> Reply {
+        let mut request = self.http.get(self.url(path));
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        Reply::from(request.send().await.expect("request")).await
+    }
+
+    pub async fn sign_up(&self, email: &str) -> Reply {
+        let reply = self
+            .post(
+                "/sign-up/email",
+                serde_json::json!({"name": "Test User", "email": email, "password": PASSWORD}),
+                None,
+            )
+            .await;
+        assert_eq!(reply.status, 200, "sign-up: {}", reply.text);
+        reply
+    }
+
+    pub async fn identity_db(&self) -> Db {
+        let url = format!("sqlite://{}/identity.sqlite", self.data_dir);
+        Db::connect(&url, 1, &gatehouse_identity::MIGRATIONS)
+            .await
+            .unwrap()
+    }
+
+    pub async fn session_db(&self) -> Db {
+        let url = format!("sqlite://{}/session.sqlite", self.data_dir);
+        Db::connect(&url, 1, &gatehouse_session::MIGRATIONS)
+            .await
+            .unwrap()
+    }
+}
+
+pub fn unique_email() -> String {
+    format!(
+        "user-{}@example.com",
+        gatehouse_kit::ids::random_alphanumeric(10).to_lowercase()
+    )
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub text: String,
+}
+
+impl Reply {
+    async fn from(response: reqwest::Response) -> Reply {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap_or_default();
+        Reply {
+            status,
+            headers,
+            text,
+        }
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text))
+    }
+
+    pub fn set_cookies(&self) -> Vec<String> {
+        self.headers
+            .get_all(SET_COOKIE)
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The full Set-Cookie line for a cookie name.
+    pub fn set_cookie(&self, name: &str) -> Option<String> {
+        self.set_cookies()
+            .into_iter()
+            .find(|c| c.starts_with(&format!("{name}=")))
+    }
+
+    /// A `Cookie` header carrying every non-empty cookie this reply set.
+    pub fn cookie_header(&self) -> String {
+        self.set_cookies()
+            .iter()
+            .filter_map(|c| c.split(';').next())
+            .filter(|pair| !pair.ends_with('='))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// `{message, code}` of an error reply.
+    pub fn error(&self) -> (String, String) {
+        let body = self.json();
+        (
+            body["code"].as_str().unwrap_or_default().to_string(),
+            body["message"].as_str().unwrap_or_default().to_string(),
+        )
+    }
+}
