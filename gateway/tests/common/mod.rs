@@ -6,12 +6,20 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use gatehouse_kit::config::Env;
 use gatehouse_kit::db::Db;
+use lapin::options::{
+    BasicConsumeOptions, ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions,
+};
+use lapin::types::FieldTable;
+use lapin::{Connection, ConnectionProperties, ExchangeKind};
 use reqwest::header::{HeaderMap, SET_COOKIE};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub const PASSWORD: &str = "Correct-Horse-9";
+pub const RABBITMQ: &str = "127.0.0.1:5672";
 
 pub struct Stack {
     pub base: String,
@@ -210,5 +218,91 @@ impl Reply {
             body["code"].as_str().unwrap_or_default().to_string(),
             body["message"].as_str().unwrap_or_default().to_string(),
         )
+    }
+}
+
+/// Every `user.created` event, read straight from RabbitMQ (not through the proxy).
+pub async fn user_created_events()
+-> mpsc::UnboundedReceiver<(serde_json::Value, lapin::BasicProperties)> {
+    let connection = Connection::connect(
+        &format!("amqp://guest:guest@{RABBITMQ}/%2f"),
+        ConnectionProperties::default(),
+    )
+    .await
+    .expect("RabbitMQ is required for this test (127.0.0.1:5672)");
+    let channel = connection.create_channel().await.unwrap();
+    channel
+        .exchange_declare(
+            gatehouse_kit::bus::EXCHANGE.into(),
+            ExchangeKind::Topic,
+            ExchangeDeclareOptions {
+                durable: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let queue = channel
+        .queue_declare(
+            "".into(),
+            QueueDeclareOptions {
+                exclusive: true,
+                auto_delete: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    channel
+        .queue_bind(
+            queue.name().clone(),
+            gatehouse_kit::bus::EXCHANGE.into(),
+            "user.created".into(),
+            QueueBindOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let mut consumer = channel
+        .basic_consume(
+            queue.name().clone(),
+            "test".into(),
+            BasicConsumeOptions {
+                no_ack: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let _keep = connection;
+        while let Some(Ok(delivery)) = consumer.next().await {
+            let body: serde_json::Value =
+                serde_json::from_slice(&delivery.data).unwrap_or_default();
+            if tx.send((body, delivery.properties.clone())).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+pub async fn wait_for_user(
+    events: &mut mpsc::UnboundedReceiver<(serde_json::Value, lapin::BasicProperties)>,
+    user_id: &str,
+    within: Duration,
+) -> Option<(serde_json::Value, lapin::BasicProperties)> {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let left = deadline.checked_duration_since(tokio::time::Instant::now())?;
+        match tokio::time::timeout(left, events.recv()).await {
+            Ok(Some((body, props))) if body["data"]["id"] == user_id => return Some((body, props)),
+            Ok(Some(_)) => continue,
+            _ => return None,
+        }
     }
 }

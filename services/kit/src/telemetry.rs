@@ -49,10 +49,17 @@ pub fn init(service_name: &str, env: &Env) -> Result<TelemetryGuard, TelemetryEr
     ))
     .unwrap_or_else(|_| EnvFilter::new("info"));
     let json = env.string("LOG_FORMAT", "text") == "json";
+    // RUST_LOG filters what is logged, not what is traced: each layer has its own filter.
     let fmt = if json {
-        tracing_subscriber::fmt::layer().json().boxed()
+        tracing_subscriber::fmt::layer()
+            .json()
+            .with_filter(filter)
+            .boxed()
     } else {
-        tracing_subscriber::fmt::layer().compact().boxed()
+        tracing_subscriber::fmt::layer()
+            .compact()
+            .with_filter(filter)
+            .boxed()
     };
 
     let mut provider = None;
@@ -77,13 +84,16 @@ pub fn init(service_name: &str, env: &Env) -> Result<TelemetryGuard, TelemetryEr
             opentelemetry::global::set_tracer_provider(sdk.clone());
             EXPORTING.store(true, Ordering::Release);
             provider = Some(sdk);
-            Some(tracing_opentelemetry::layer().with_tracer(tracer))
+            Some(
+                tracing_opentelemetry::layer()
+                    .with_tracer(tracer)
+                    .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
+            )
         }
         None => None,
     };
 
     let _ = tracing_subscriber::registry()
-        .with(filter)
         .with(fmt)
         .with(otel_layer)
         .try_init();
