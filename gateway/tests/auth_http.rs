@@ -574,3 +574,29 @@ async fn secure_cookies_behind_https() {
         "{cookie}"
     );
 }
+
+#[tokio::test]
+async fn an_oversized_cookie_cache_is_refused_not_sent() {
+    let stack = Stack::start(&[("COOKIE_CACHE_ENABLED", "true")]).await;
+    let name = "N".repeat(5000);
+    let up = stack
+        .post(
+            "/sign-up/email",
+            json!({"name": name, "email": unique_email(), "password": PASSWORD}),
+            None,
+        )
+        .await;
+    assert_eq!(up.status, 200, "the sign-up itself succeeds");
+    assert!(up.set_cookie("better-auth.session_token").is_some());
+    assert!(
+        up.set_cookie("better-auth.session_data").is_none(),
+        "no cookie browsers would drop"
+    );
+    assert!(up.set_cookies().iter().all(|c| c.len() <= 4093));
+    let session = stack.get("/get-session", Some(&up.cookie_header())).await;
+    assert_eq!(
+        session.json()["user"]["name"],
+        name.as_str(),
+        "answered by the backend instead"
+    );
+}

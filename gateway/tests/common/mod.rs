@@ -23,6 +23,8 @@ pub const RABBITMQ: &str = "127.0.0.1:5672";
 
 pub struct Stack {
     pub base: String,
+    pub identity_addr: std::net::SocketAddr,
+    pub session_addr: std::net::SocketAddr,
     pub origin: String,
     pub data_dir: String,
     pub shutdown: CancellationToken,
@@ -77,6 +79,7 @@ impl Stack {
             .await
             .expect("standalone stack starts");
         let base = format!("http://{}/api/auth", running.gateway_addr);
+        let (identity_addr, session_addr) = (running.identity_addr, running.session_addr);
         tokio::spawn(running.wait());
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -84,6 +87,8 @@ impl Stack {
             .unwrap();
         let stack = Stack {
             base,
+            identity_addr,
+            session_addr,
             origin,
             data_dir,
             shutdown,

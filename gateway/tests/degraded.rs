@@ -1,0 +1,65 @@
+//! When a backend service is unreachable the gateway answers 503 with a clear body, and it
+//! recovers by itself when the service returns.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Stack, unique_email};
+use gatehouse_kit::config::Env;
+use gatehouse_kit::testing::{ToggleProxy, eventually};
+use tokio_util::sync::CancellationToken;
+
+#[tokio::test]
+async fn a_missing_session_service_is_a_503_until_it_returns() {
+    let stack = Stack::start(&[]).await;
+    let up = stack.sign_up(&unique_email()).await;
+    let jar = up.cookie_header();
+
+    // A second gateway that reaches the session service through a cuttable proxy.
+    let proxy = ToggleProxy::start(&stack.session_addr.to_string()).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let secret = std::fs::read_to_string(format!("{}/secret", stack.data_dir)).unwrap();
+    let env = Env::from_pairs([
+        ("BASE_URL", stack.origin.clone()),
+        ("AUTH_SECRET", secret),
+        ("IDENTITY_URL", format!("http://{}", stack.identity_addr)),
+        ("SESSION_URL", format!("http://{}", proxy.addr)),
+    ]);
+    let config = gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap();
+    let shutdown = CancellationToken::new();
+    tokio::spawn(gatehouse_gateway::run(config, listener, shutdown.clone()));
+    let get_session = || async {
+        let reply = stack
+            .http
+            .get(format!("http://{addr}/api/auth/get-session"))
+            .header("cookie", &jar)
+            .send()
+            .await
+            .ok()?;
+        Some((reply.status().as_u16(), reply.text().await.ok()?))
+    };
+
+    let healthy = eventually(Duration::from_secs(5), || async {
+        get_session().await.filter(|(status, _)| *status == 200)
+    })
+    .await;
+    assert!(healthy.is_some(), "the second gateway serves the session");
+
+    proxy.cut();
+    let (status, body) = get_session().await.unwrap();
+    assert_eq!(status, 503);
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["code"], "SERVICE_UNAVAILABLE");
+    assert!(body["message"].as_str().unwrap().contains("unavailable"));
+
+    proxy.restore();
+    let recovered = eventually(Duration::from_secs(15), || async {
+        get_session().await.filter(|(status, _)| *status == 200)
+    })
+    .await;
+    let (_, body) = recovered.expect("recovers once the service is back");
+    assert!(body.contains(&up.json()["token"].as_str().unwrap().to_string()));
+    shutdown.cancel();
+}
