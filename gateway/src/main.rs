@@ -38,6 +38,7 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
+    return_large_allocations_to_the_os();
     let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -45,6 +46,19 @@ fn main() -> anyhow::Result<()> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(run(cli.command.unwrap_or(Command::Standalone)))
+}
+
+/// Each argon2id hash allocates 19 MiB. glibc's adaptive mmap threshold would soon serve those
+/// from per-thread arenas that keep the memory after the hash (RSS measured: 30 → 68 MiB after
+/// one sign-in, 528 MiB under load). A fixed threshold sends every allocation over 128 KiB to
+/// mmap, which gives it back to the system on free.
+fn return_large_allocations_to_the_os() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator tuning; called first thing, before any thread.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
 }
 
 async fn listener(env: &Env, name: &str, default: &str) -> anyhow::Result<TcpListener> {
