@@ -8,6 +8,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use subtle::ConstantTimeEq;
 
 use crate::cookies::hmac_sha256;
@@ -17,7 +18,7 @@ const VERSION: &str = "1";
 /// Browsers drop cookies much over 4 KiB; the platform refuses rather than chunks.
 pub const MAX_SET_COOKIE_LENGTH: usize = 4093;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Payload {
     session: Session,
@@ -37,7 +38,7 @@ struct Signed<'a> {
     expires_at: i64,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Envelope {
     session: Payload,
@@ -75,25 +76,66 @@ pub fn encode(secret: &str, data: &SessionWithUser, now_ms: i64, max_age_ms: i64
     URL_SAFE_NO_PAD.encode(serde_json::to_vec(&envelope).unwrap_or_default())
 }
 
-/// The cached session if the cookie is ours, unexpired, of this version and for `token`.
-pub fn decode(secret: &str, value: &str, token: &str, now_ms: i64) -> Option<SessionWithUser> {
+/// The envelope as read: the payload kept as the exact bytes that were signed.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawEnvelope<'a> {
+    #[serde(borrow)]
+    session: &'a RawValue,
+    expires_at: i64,
+    signature: &'a str,
+}
+
+#[derive(Deserialize)]
+struct RawPayload<'a> {
+    #[serde(borrow)]
+    session: &'a RawValue,
+    #[serde(borrow)]
+    user: &'a RawValue,
+    #[serde(borrow)]
+    version: std::borrow::Cow<'a, str>,
+}
+
+/// Just what validation needs from the cached session.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionCheck<'a> {
+    #[serde(borrow)]
+    token: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    expires_at: std::borrow::Cow<'a, str>,
+}
+
+/// The get-session body (`{"session":…,"user":…}`) if the cookie is ours, unexpired, of this
+/// version and for `token`. The signature is checked over the payload's own bytes (which is
+/// what `JSON.stringify` re-creates), and the session and user JSON are passed through as they
+/// were signed: this path parses nothing it does not check, and serialises nothing.
+pub fn decode(secret: &str, value: &str, token: &str, now_ms: i64) -> Option<String> {
     let bytes = URL_SAFE_NO_PAD.decode(value.trim_end_matches('=')).ok()?;
-    let envelope: Envelope = serde_json::from_slice(&bytes).ok()?;
-    let expected = signature(secret, &envelope.session, envelope.expires_at);
+    let envelope: RawEnvelope = serde_json::from_slice(&bytes).ok()?;
+    let payload = envelope.session.get();
+    // `{...P, expiresAt}`: P's text with `,"expiresAt":N` before its closing brace.
+    let body = payload.strip_suffix('}')?;
+    let signed = format!("{body},\"expiresAt\":{}}}", envelope.expires_at);
+    let expected = URL_SAFE_NO_PAD.encode(hmac_sha256(secret, signed.as_bytes()));
     if !bool::from(expected.as_bytes().ct_eq(envelope.signature.as_bytes())) {
         return None;
     }
-    let payload = envelope.session;
-    let session_expires = chrono::DateTime::parse_from_rfc3339(&payload.session.expires_at)
+    let parsed: RawPayload = serde_json::from_str(payload).ok()?;
+    let session: SessionCheck = serde_json::from_str(parsed.session.get()).ok()?;
+    let session_expires = chrono::DateTime::parse_from_rfc3339(&session.expires_at)
         .ok()?
         .timestamp_millis();
-    let valid = payload.version == VERSION
-        && payload.session.token == token
+    let valid = parsed.version == VERSION
+        && session.token == token
         && envelope.expires_at > now_ms
         && session_expires > now_ms;
-    valid.then_some(SessionWithUser {
-        session: payload.session,
-        user: payload.user,
+    valid.then(|| {
+        format!(
+            "{{\"session\":{},\"user\":{}}}",
+            parsed.session.get(),
+            parsed.user.get()
+        )
     })
 }
 
@@ -132,10 +174,9 @@ mod tests {
         let now = 1_795_238_292_666;
         let data = sample("2026-11-28T05:18:12.666Z");
         let cookie = encode(SECRET, &data, now, 60_000);
-        assert_eq!(
-            decode(SECRET, &cookie, "tok", now + 1_000),
-            Some(data.clone())
-        );
+        let body = decode(SECRET, &cookie, "tok", now + 1_000).expect("valid");
+        let parsed: SessionWithUser = serde_json::from_str(&body).unwrap();
+        assert_eq!(parsed, data, "the body is the signed session and user");
         assert_eq!(decode(SECRET, &cookie, "other", now), None);
         assert_eq!(decode(SECRET, &cookie, "tok", now + 60_001), None);
         assert_eq!(

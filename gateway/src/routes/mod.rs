@@ -118,6 +118,13 @@ impl Reply {
         }
     }
 
+    /// A body that is already JSON.
+    pub fn raw_json(body: String) -> Self {
+        Self {
+            response: crate::error::json_body(axum::http::StatusCode::OK, body),
+        }
+    }
+
     pub fn set_cookie(&mut self, cookie: &str) {
         match HeaderValue::from_str(cookie) {
             Ok(value) => {

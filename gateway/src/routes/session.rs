@@ -39,7 +39,7 @@ pub async fn get_session(State(state): State<AppState>, meta: Meta) -> Result<Re
     if let Some(raw) = cache_cookie {
         let now = gatehouse_kit::ids::now().timestamp_millis();
         match cookie_cache::decode(&state.config.secret, &raw, &token, now) {
-            Some(cached) => return Ok(no_store(Reply::json(&cached))),
+            Some(body) => return Ok(no_store(Reply::raw_json(body))),
             None => expire_cache_cookie = true,
         }
     }

@@ -10,8 +10,9 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::get;
+use axum::serve::{ListenerExt, TapIo};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -56,6 +57,17 @@ pub async fn trace_request(request: Request, next: Next) -> Response {
     next.run(request).instrument(span).await
 }
 
+/// Accepted connections with Nagle's algorithm off. Without it, small responses wait for the
+/// peer's delayed ACK: measured p99 39 ms on get-session at 32 connections.
+pub fn no_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    fn set(stream: &mut TcpStream) {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+    }
+    listener.tap_io(set as fn(&mut TcpStream))
+}
+
 /// Serves a gRPC service (plus health and metrics) on `listener` until `shutdown` is cancelled.
 pub async fn serve_grpc(
     listener: TcpListener,
@@ -77,7 +89,7 @@ pub async fn serve_grpc(
         .layer(axum::middleware::from_fn(trace_request));
     let addr = listener.local_addr()?;
     tracing::info!(%addr, service = service_name, "serving gRPC, health and /metrics");
-    axum::serve(listener, router)
+    axum::serve(no_delay(listener), router)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await
 }
