@@ -37,6 +37,20 @@ enum Command {
     HashTiming,
 }
 
+/// The median wall time of nine runs of `work`, in milliseconds.
+fn median_ms<T, E: std::error::Error + Send + Sync + 'static>(
+    mut work: impl FnMut() -> Result<T, E>,
+) -> anyhow::Result<f64> {
+    let mut samples = Vec::new();
+    for _ in 0..9 {
+        let started = Instant::now();
+        work()?;
+        samples.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok(samples[samples.len() / 2])
+}
+
 fn main() -> anyhow::Result<()> {
     return_large_allocations_to_the_os();
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -109,14 +123,17 @@ async fn run(command: Command) -> anyhow::Result<()> {
             gatehouse_gateway::run(config, listener, shutdown).await?;
         }
         Command::HashTiming => {
-            let mut samples = Vec::new();
-            for _ in 0..7 {
-                let started = Instant::now();
-                gatehouse_identity::password::hash_blocking("benchmark-password-123")?;
-                samples.push(started.elapsed().as_secs_f64() * 1000.0);
-            }
-            samples.sort_by(f64::total_cmp);
-            println!("argon2id_ms={:.2}", samples[samples.len() / 2]);
+            // The service's own path: working memory reused, as while sign-ins keep coming.
+            let mut memory = gatehouse_identity::password::working_memory();
+            let warm = median_ms(|| {
+                gatehouse_identity::password::hash_with(&mut memory, "benchmark-password-123")
+            })?;
+            // A lone sign-in after an idle spell allocates its memory afresh.
+            let cold = median_ms(|| {
+                gatehouse_identity::password::hash_blocking("benchmark-password-123")
+            })?;
+            println!("argon2id_ms={warm:.2}");
+            println!("argon2id_cold_ms={cold:.2}");
         }
     }
     Ok(())
