@@ -51,6 +51,29 @@ fn median_ms<T, E: std::error::Error + Send + Sync + 'static>(
     Ok(samples[samples.len() / 2])
 }
 
+/// The wall time of one hash while `threads` hash at once, each with its own warm memory.
+fn parallel_hash_ms(threads: usize) -> anyhow::Result<f64> {
+    const ROUNDS: usize = 12;
+    let started = Instant::now();
+    let workers: Vec<_> = (0..threads)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let mut memory = gatehouse_identity::password::working_memory();
+                for _ in 0..ROUNDS {
+                    gatehouse_identity::password::hash_with(&mut memory, "benchmark-password-123")?;
+                }
+                Ok::<_, gatehouse_identity::password::HashError>(())
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker
+            .join()
+            .map_err(|_| anyhow::anyhow!("hashing thread panicked"))??;
+    }
+    Ok(started.elapsed().as_secs_f64() * 1000.0 / ROUNDS as f64)
+}
+
 fn main() -> anyhow::Result<()> {
     return_large_allocations_to_the_os();
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -132,8 +155,14 @@ async fn run(command: Command) -> anyhow::Result<()> {
             let cold = median_ms(|| {
                 gatehouse_identity::password::hash_blocking("benchmark-password-123")
             })?;
+            // One hash per core at once: what the machine can do in parallel (memory bandwidth
+            // is shared, so this is slower than `warm`; it bounds sign-in throughput).
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let parallel = parallel_hash_ms(cores)?;
             println!("argon2id_ms={warm:.2}");
             println!("argon2id_cold_ms={cold:.2}");
+            println!("argon2id_parallel_ms={parallel:.2}");
+            println!("parallel_hashes={cores}");
         }
     }
     Ok(())

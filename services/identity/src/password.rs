@@ -1,14 +1,17 @@
-//! Password hashing as a bounded resource. argon2id (m=19456 KiB, t=2, p=1, OWASP) runs on the
-//! blocking pool, at most `pool_size` at a time, so a burst of sign-ins queues here instead of
-//! starving request handling or exhausting memory; the queue wait is measured. better-auth's
+//! Password hashing as a bounded resource. argon2id (m=19456 KiB, t=2, p=1, OWASP) runs on a
+//! pool of `pool_size` dedicated threads, never on the async runtime, so a burst of sign-ins
+//! queues here instead of starving request handling or exhausting memory; the queue wait is
+//! measured. better-auth's
 //! scrypt hashes (`saltHex:keyHex`) verify too, and are flagged for re-hashing.
 //!
 //! Each hash needs 19 MiB of working memory. Allocating it fresh means the kernel faults in and
-//! zeroes 4,864 pages per hash: 22% of sign-in CPU under load (perf, measured). So buffers are
-//! reused while hashes keep coming, and given back once hashing has been idle for
-//! [`IDLE_RELEASE`], so an idle service stays small.
+//! zeroes 4,864 pages per hash: 22% of sign-in CPU under load (perf, measured). So each pool
+//! thread keeps its buffer while hashes keep coming and gives it back after waiting
+//! [`IDLE_RELEASE`] for work, so an idle service stays small.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use argon2::{Algorithm, Argon2, Block, Params, PasswordVerifier, Version};
@@ -16,7 +19,6 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD_NO_PAD as PHC_B64;
 use rand::Rng;
 use subtle::ConstantTimeEq;
-use tokio::sync::Semaphore;
 use unicode_normalization::UnicodeNormalization;
 
 const ARGON2_M_KIB: u32 = 19_456;
@@ -33,10 +35,8 @@ pub const IDLE_RELEASE: Duration = Duration::from_millis(500);
 pub enum HashError {
     #[error("argon2: {0}")]
     Argon2(String),
-    #[error("the hashing pool is shut down")]
+    #[error("the hashing pool is shut down, or the hash failed")]
     PoolClosed,
-    #[error("hashing task failed: {0}")]
-    Task(#[from] tokio::task::JoinError),
 }
 
 /// The outcome of checking a password against a stored hash.
@@ -47,63 +47,70 @@ pub struct Verification {
     pub needs_rehash: bool,
 }
 
-/// argon2 working memory, one buffer per hash in flight.
+/// A hash or verification, run on a pool thread with that thread's working memory.
+type Job = Box<dyn FnOnce(&mut [Block]) + Send>;
+
 #[derive(Default)]
-struct WorkingMemory {
-    free: Mutex<Vec<Vec<Block>>>,
-    last_used: Mutex<Option<Instant>>,
+struct Queue {
+    jobs: Mutex<VecDeque<Job>>,
+    ready: Condvar,
+    closed: AtomicBool,
+    /// Working-memory buffers currently held by pool threads.
+    resident: AtomicUsize,
 }
 
-impl WorkingMemory {
-    fn take(&self) -> Vec<Block> {
-        let reused = self
-            .free
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<Job>> {
+        self.jobs
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .pop();
-        reused.unwrap_or_else(new_memory)
     }
 
-    fn give_back(&self, memory: Vec<Block>) {
-        *self
-            .last_used
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Instant::now());
-        self.free
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(memory);
-    }
-
-    fn release_if_idle(&self) {
-        let idle = self
-            .last_used
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .is_none_or(|at| at.elapsed() >= IDLE_RELEASE);
-        if idle {
-            self.free
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .clear();
-        }
-    }
-}
-
-/// Gives idle working memory back while the hasher lives.
-fn spawn_releaser(memory: Weak<WorkingMemory>) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    runtime.spawn(async move {
+    /// Waits for the next job; drops `memory` whenever the wait outlasts [`IDLE_RELEASE`].
+    fn next(&self, memory: &mut Option<Vec<Block>>) -> Option<Job> {
+        let mut jobs = self.lock();
         loop {
-            tokio::time::sleep(IDLE_RELEASE / 2).await;
-            match memory.upgrade() {
-                Some(memory) => memory.release_if_idle(),
-                None => break,
+            if let Some(job) = jobs.pop_front() {
+                return Some(job);
+            }
+            if self.closed.load(Ordering::Acquire) {
+                return None;
+            }
+            let (guard, wait) = self
+                .ready
+                .wait_timeout(jobs, IDLE_RELEASE)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            jobs = guard;
+            if wait.timed_out() && memory.take().is_some() {
+                self.resident.fetch_sub(1, Ordering::Relaxed);
             }
         }
-    });
+    }
+}
+
+/// One pool thread: takes jobs in order, hashing with memory it keeps between jobs.
+fn work(queue: Arc<Queue>) {
+    let mut memory: Option<Vec<Block>> = None;
+    while let Some(job) = queue.next(&mut memory) {
+        let buffer = memory.get_or_insert_with(|| {
+            queue.resident.fetch_add(1, Ordering::Relaxed);
+            new_memory()
+        });
+        // A panicking job drops its result sender (the caller sees an error); the thread lives on.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(buffer)));
+    }
+}
+
+/// Closes the queue when the last [`Hasher`] clone goes, so pool threads exit.
+struct Pool {
+    queue: Arc<Queue>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.queue.closed.store(true, Ordering::Release);
+        self.queue.ready.notify_all();
+    }
 }
 
 /// A fresh working-memory buffer for [`hash_with`] / [`verify_with`].
@@ -115,24 +122,32 @@ fn new_memory() -> Vec<Block> {
     vec![Block::new(); ARGON2_M_KIB as usize]
 }
 
+/// The bounded hashing pool: `pool_size` dedicated threads and one queue. A thread that
+/// finishes a hash starts the next queued one at once, with warm memory.
 #[derive(Clone)]
 pub struct Hasher {
-    permits: Arc<Semaphore>,
-    memory: Arc<WorkingMemory>,
+    pool: Arc<Pool>,
     /// Verified against when the account does not exist, so the answer takes the same time.
     dummy_hash: Arc<str>,
 }
 
 impl Hasher {
-    /// Computes the dummy hash once (at start, on the calling thread).
+    /// Starts the pool threads and computes the dummy hash (at start, on the calling thread).
     pub fn new(pool_size: usize) -> Self {
         let dummy_password = gatehouse_kit::ids::random_alphanumeric(32);
         let dummy_hash = hash_blocking(&dummy_password).unwrap_or_default();
-        let memory = Arc::new(WorkingMemory::default());
-        spawn_releaser(Arc::downgrade(&memory));
+        let queue = Arc::new(Queue::default());
+        for index in 0..pool_size.max(1) {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("password-hash-{index}"))
+                .spawn(move || work(queue));
+            if let Err(error) = spawned {
+                tracing::error!(%error, "cannot start a password hashing thread");
+            }
+        }
         Self {
-            permits: Arc::new(Semaphore::new(pool_size.max(1))),
-            memory,
+            pool: Arc::new(Pool { queue }),
             dummy_hash: dummy_hash.into(),
         }
     }
@@ -155,27 +170,29 @@ impl Hasher {
         self.verify(password, &stored).await.map(|_| ())
     }
 
+    /// How many 19 MiB working-memory buffers the pool holds right now.
+    pub fn resident_buffers(&self) -> usize {
+        self.pool.queue.resident.load(Ordering::Relaxed)
+    }
+
     async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut [Block]) -> T + Send + 'static,
     ) -> Result<T, HashError> {
+        let (done, result) = tokio::sync::oneshot::channel();
         let queued = Instant::now();
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .map_err(|_| HashError::PoolClosed)?;
-        metrics::histogram!("password_hash_queue_seconds").record(queued.elapsed().as_secs_f64());
-        let started = Instant::now();
-        let mut memory = self.memory.take();
-        let (result, memory) = tokio::task::spawn_blocking(move || {
-            let result = work(&mut memory);
-            (result, memory)
-        })
-        .await?;
-        self.memory.give_back(memory);
-        metrics::histogram!("password_hash_seconds").record(started.elapsed().as_secs_f64());
-        Ok(result)
+        let job: Job = Box::new(move |memory| {
+            metrics::histogram!("password_hash_queue_seconds")
+                .record(queued.elapsed().as_secs_f64());
+            let started = Instant::now();
+            let value = work(memory);
+            metrics::histogram!("password_hash_seconds").record(started.elapsed().as_secs_f64());
+            let _ = done.send(value);
+        });
+        let queue = &self.pool.queue;
+        queue.lock().push_back(job);
+        queue.ready.notify_one();
+        result.await.map_err(|_| HashError::PoolClosed)
     }
 }
 
@@ -318,19 +335,40 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn working_memory_is_reused_then_released_when_idle() {
+    async fn working_memory_is_kept_while_busy_and_released_when_idle() {
         let hasher = Hasher::new(2);
+        assert_eq!(
+            hasher.resident_buffers(),
+            0,
+            "nothing held before the first hash"
+        );
         let hash = hasher.hash("Correct-Horse-9").await.unwrap();
         assert!(hasher.verify("Correct-Horse-9", &hash).await.unwrap().valid);
-        assert_eq!(
-            hasher.memory.free.lock().unwrap().len(),
-            1,
+        assert!(!hasher.verify("Wrong-Horse-9", &hash).await.unwrap().valid);
+        assert!(
+            (1..=2).contains(&hasher.resident_buffers()),
             "kept for the next hash"
         );
-        tokio::time::sleep(IDLE_RELEASE * 2).await;
+        tokio::time::sleep(IDLE_RELEASE * 3).await;
+        assert_eq!(hasher.resident_buffers(), 0, "given back once idle");
+    }
+
+    #[tokio::test]
+    async fn many_hashes_at_once_all_complete_through_a_small_pool() {
+        let hasher = Hasher::new(2);
+        let hashes: Vec<_> = (0..6)
+            .map(|i| {
+                let hasher = hasher.clone();
+                tokio::spawn(async move { hasher.hash(&format!("password-{i}")).await })
+            })
+            .collect();
+        for (i, handle) in hashes.into_iter().enumerate() {
+            let hash = handle.await.unwrap().unwrap();
+            assert!(verify_blocking(&format!("password-{i}"), &hash).valid);
+        }
         assert!(
-            hasher.memory.free.lock().unwrap().is_empty(),
-            "given back once idle"
+            hasher.resident_buffers() <= 2,
+            "never more buffers than threads"
         );
     }
 
