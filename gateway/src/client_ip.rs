@@ -1,40 +1,98 @@
-//! The client's IP address: from `x-forwarded-for` when it can be trusted (exactly one hop, or
-//! hops walked right to left past `TRUSTED_PROXIES`), else the TCP peer. Used for rate-limit
-//! keys and recorded on sessions.
+//! The client's IP address, used for rate-limit keys and recorded on sessions.
+//!
+//! - Without `TRUSTED_PROXIES` (better-auth's rule): a single-hop `x-forwarded-for` is believed,
+//!   else the TCP peer. A client that reaches the gateway directly can then choose its address,
+//!   so production deployments behind a proxy should name it.
+//! - With `TRUSTED_PROXIES`: the header counts only when a trusted proxy sent it, and its hops
+//!   are walked right to left past trusted proxies to the first one that is not.
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::str::FromStr;
 
 use axum::http::HeaderMap;
+
+/// An address or network: `10.0.0.7`, `10.0.0.0/8`, `fd00::/8`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpNet {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl IpNet {
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        match (self.addr, canonical(ip)) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+impl FromStr for IpNet {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (addr, prefix) = match text.split_once('/') {
+            Some((addr, prefix)) => (addr, Some(prefix)),
+            None => (text, None),
+        };
+        let addr = canonical(addr.trim().parse::<IpAddr>().map_err(|e| e.to_string())?);
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(p) => p.trim().parse::<u8>().map_err(|e| e.to_string())?,
+            None => max,
+        };
+        if prefix > max {
+            return Err(format!("prefix /{prefix} is longer than {max} bits"));
+        }
+        Ok(Self { addr, prefix })
+    }
+}
 
 pub fn client_ip(
     headers: &HeaderMap,
     peer: Option<SocketAddr>,
-    trusted_proxies: &[IpAddr],
+    trusted_proxies: &[IpNet],
 ) -> Option<IpAddr> {
-    let forwarded = headers
+    let peer = peer.map(|p| canonical(p.ip()));
+    let trusted = |ip: IpAddr| trusted_proxies.iter().any(|net| net.contains(ip));
+    let hops: Option<Vec<IpAddr>> = headers
         .get("x-forwarded-for")
         .and_then(|v| v.to_str().ok())
-        .and_then(|list| from_forwarded(list, trusted_proxies));
-    forwarded.or(peer.map(|p| p.ip())).map(canonical)
-}
-
-fn from_forwarded(list: &str, trusted_proxies: &[IpAddr]) -> Option<IpAddr> {
-    let hops: Vec<IpAddr> = list
-        .split(',')
-        .map(|hop| hop.trim().parse::<IpAddr>())
-        .collect::<Result<_, _>>()
-        .ok()?;
+        .and_then(|list| {
+            list.split(',')
+                .map(|hop| hop.trim().parse::<IpAddr>().map(canonical))
+                .collect::<Result<_, _>>()
+                .ok()
+        });
+    let Some(hops) = hops else {
+        return peer;
+    };
     if trusted_proxies.is_empty() {
-        // Without known proxies only a single hop is believable.
         return match hops.as_slice() {
             [only] => Some(*only),
-            _ => None,
+            _ => peer,
         };
+    }
+    if peer.is_some_and(|ip| !trusted(ip)) {
+        // Not from a proxy we know: the header is whatever the client wrote.
+        return peer;
     }
     hops.iter()
         .rev()
-        .find(|hop| !trusted_proxies.contains(&canonical(**hop)))
+        .find(|hop| !trusted(**hop))
         .copied()
+        .or(peer)
 }
 
 /// IPv4-mapped IPv6 becomes IPv4.
@@ -88,13 +146,43 @@ mod tests {
 
     #[test]
     fn trusted_proxies_are_skipped_from_the_right() {
-        let proxies = ["10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap()];
+        let proxies: Vec<IpNet> = vec!["10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap()];
+        let via_proxy: SocketAddr = "10.0.0.2:443".parse().unwrap();
         let ip = client_ip(
             &headers("9.9.9.9, 1.2.3.4, 10.0.0.1, 10.0.0.2"),
-            None,
+            Some(via_proxy),
             &proxies,
         );
         assert_eq!(ip, Some("1.2.3.4".parse().unwrap()));
+    }
+
+    #[test]
+    fn with_known_proxies_a_direct_client_cannot_choose_its_address() {
+        let proxies: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let direct: SocketAddr = "203.0.113.9:5000".parse().unwrap();
+        let spoofed = client_ip(&headers("1.2.3.4"), Some(direct), &proxies);
+        assert_eq!(spoofed, Some(direct.ip()), "the header is ignored");
+        let proxied = client_ip(
+            &headers("1.2.3.4"),
+            Some("10.1.2.3:80".parse().unwrap()),
+            &proxies,
+        );
+        assert_eq!(proxied, Some("1.2.3.4".parse().unwrap()));
+    }
+
+    #[test]
+    fn networks_parse_and_match() {
+        let net: IpNet = "10.0.0.0/8".parse().unwrap();
+        assert!(net.contains("10.255.1.2".parse().unwrap()));
+        assert!(net.contains("::ffff:10.1.1.1".parse().unwrap()));
+        assert!(!net.contains("11.0.0.1".parse().unwrap()));
+        let v6: IpNet = "fd00::/8".parse().unwrap();
+        assert!(v6.contains("fd12::1".parse().unwrap()));
+        assert!(!v6.contains("fe80::1".parse().unwrap()));
+        let all: IpNet = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains("8.8.8.8".parse().unwrap()));
+        assert!("10.0.0.0/33".parse::<IpNet>().is_err());
+        assert!("nonsense".parse::<IpNet>().is_err());
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The gateway's settings (every one documented in the README).
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use gatehouse_kit::config::{ConfigError, Env};
+
+use crate::client_ip::IpNet;
 
 #[derive(Clone, Debug)]
 pub struct GatewayConfig {
@@ -24,8 +25,9 @@ pub struct GatewayConfig {
     pub cache_timeout: Duration,
     pub cookies: CookieSettings,
     pub rate_limit: RateLimitSettings,
-    /// `TRUSTED_PROXIES`: proxy IPs whose `x-forwarded-for` hops are skipped.
-    pub trusted_proxies: Vec<IpAddr>,
+    /// `TRUSTED_PROXIES`: proxy addresses or networks (`10.0.0.0/8`) allowed to set
+    /// `x-forwarded-for`.
+    pub trusted_proxies: Vec<IpNet>,
 }
 
 #[derive(Clone, Debug)]
@@ -91,12 +93,10 @@ impl GatewayConfig {
         }
         let mut trusted_proxies = Vec::new();
         for proxy in env.list("TRUSTED_PROXIES") {
-            trusted_proxies.push(proxy.parse().map_err(|e: std::net::AddrParseError| {
-                ConfigError::Invalid {
-                    name: "TRUSTED_PROXIES".into(),
-                    value: proxy.clone(),
-                    reason: e.to_string(),
-                }
+            trusted_proxies.push(proxy.parse().map_err(|reason| ConfigError::Invalid {
+                name: "TRUSTED_PROXIES".into(),
+                value: proxy.clone(),
+                reason,
             })?);
         }
         let rule = |window: &str, window_default: u64, max: &str, max_default: u64| {
