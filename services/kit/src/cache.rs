@@ -80,6 +80,20 @@ impl Cache {
         }
     }
 
+    /// Stores `value` only if the key holds nothing live; `Ok(false)` when it did. Readers fill
+    /// the cache this way, so they can never overwrite a newer write (a revocation marker).
+    pub async fn set_if_absent(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<bool, CacheError> {
+        match self {
+            Cache::Memory(memory) => Ok(memory.set_if_absent(key, value, ttl)),
+            Cache::Redis(redis) => redis.set_if_absent(key, value, ttl).await,
+        }
+    }
+
     /// Removes a key. A delete that cannot reach Redis is kept and retried before any later
     /// read is answered from the cache.
     pub async fn delete(&self, key: &str) -> Result<(), CacheError> {
@@ -142,8 +156,21 @@ impl MemoryCache {
     }
 
     fn set(&self, key: &str, value: &[u8], ttl: Duration) {
-        let now = Instant::now();
         let mut shard = self.shard(key);
+        Self::insert(&mut shard, key, value, ttl);
+    }
+
+    fn set_if_absent(&self, key: &str, value: &[u8], ttl: Duration) -> bool {
+        let mut shard = self.shard(key);
+        if shard.get(key).is_some_and(|e| e.expires > Instant::now()) {
+            return false;
+        }
+        Self::insert(&mut shard, key, value, ttl);
+        true
+    }
+
+    fn insert(shard: &mut HashMap<String, Entry>, key: &str, value: &[u8], ttl: Duration) {
+        let now = Instant::now();
         if shard.len() >= MAX_ENTRIES_PER_SHARD {
             shard.retain(|_, e| e.expires > now);
             if shard.len() >= MAX_ENTRIES_PER_SHARD {
@@ -288,6 +315,28 @@ impl RedisCache {
             .await
     }
 
+    async fn set_if_absent(
+        &self,
+        key: &str,
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<bool, CacheError> {
+        let mut conn = self.ready().await?;
+        let millis = ttl.as_millis().max(1) as u64;
+        let stored: Option<String> = self
+            .bounded(
+                redis::cmd("SET")
+                    .arg(prefixed(key))
+                    .arg(value)
+                    .arg("PX")
+                    .arg(millis)
+                    .arg("NX")
+                    .query_async(&mut conn),
+            )
+            .await?;
+        Ok(stored.is_some())
+    }
+
     async fn delete(&self, key: &str) -> Result<(), CacheError> {
         let full = prefixed(key);
         let result = match self.ready().await {
@@ -347,6 +396,35 @@ mod tests {
         cache.set("b", b"2", Duration::from_secs(5)).await.unwrap();
         cache.delete("b").await.unwrap();
         assert_eq!(cache.get("b").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn set_if_absent_never_overwrites_a_live_entry() {
+        let cache = Cache::from_url("memory://", Duration::from_millis(50)).unwrap();
+        assert!(
+            cache
+                .set_if_absent("k", b"first", Duration::from_millis(30))
+                .await
+                .unwrap()
+        );
+        assert!(
+            !cache
+                .set_if_absent("k", b"second", Duration::from_secs(5))
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            cache.get("k").await.unwrap().as_deref(),
+            Some(&b"first"[..])
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert!(
+            cache
+                .set_if_absent("k", b"third", Duration::from_secs(5))
+                .await
+                .unwrap(),
+            "expired entries do not count"
+        );
     }
 
     #[tokio::test]

@@ -17,6 +17,15 @@ use crate::config::Lifetimes;
 use crate::store::{Session, SessionStore};
 
 const TOKEN_LENGTH: usize = 32;
+/// What the cache holds for a token whose session was revoked or removed.
+const REVOKED: &[u8] = b"revoked";
+
+/// What the cache knows about a token.
+enum Cached {
+    Hit(Box<(pb::Session, identity_pb::User)>),
+    Revoked,
+    Miss,
+}
 
 /// A session found for a token.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +96,10 @@ impl Sessions {
         }
     }
 
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
     pub fn store(&self) -> &SessionStore {
         &self.store
     }
@@ -129,8 +142,9 @@ impl Sessions {
         let now = ids::now();
         let now_ms = now.timestamp_millis();
         let (mut session, user) = match self.cached(token).await {
-            Some(hit) => hit,
-            None => match self.load(token, now).await? {
+            Cached::Hit(hit) => *hit,
+            Cached::Revoked => return Ok(None),
+            Cached::Miss => match self.load(token, now).await? {
                 Some(loaded) => loaded,
                 None => return Ok(None),
             },
@@ -151,13 +165,14 @@ impl Sessions {
                 .await
                 .map_err(internal)?
             {
-                let _ = self.cache.delete(&cache_key(token)).await;
+                self.bury(token).await;
                 return Ok(None);
             }
             session.expires_at_unix_ms = expires_at.timestamp_millis();
             session.updated_at_unix_ms = now_ms;
             refreshed = true;
-            self.remember(&session, &user, now_ms).await;
+            // The cached copy has the old expiry; the next read caches the slid one.
+            let _ = self.cache.delete(&cache_key(token)).await;
         }
         let fresh_age_ms = self.lifetimes.fresh_age.as_millis() as i64;
         let fresh = fresh_age_ms == 0 || now_ms - session.created_at_unix_ms < fresh_age_ms;
@@ -171,28 +186,39 @@ impl Sessions {
 
     /// Deletes the session; unknown tokens are fine (sign-out is idempotent).
     pub async fn revoke(&self, token: &str) -> Result<(), ErrorCode> {
-        // Cache first: if the cache is down the delete is queued and replayed before reads.
-        if let Err(error) = self.cache.delete(&cache_key(token)).await {
-            tracing::warn!(%error, "cache delete deferred");
-        }
         self.store.revoke(token).await.map_err(internal)?;
+        self.bury(token).await;
         Ok(())
     }
 
-    async fn cached(&self, token: &str) -> Option<(pb::Session, identity_pb::User)> {
+    /// Marks the token revoked in the cache, after the row is gone. Readers only fill the cache
+    /// when the key is empty, so one that read the row just before the delete cannot put the
+    /// session back. If the cache is unreachable, the delete is queued and replayed before the
+    /// cache is read again.
+    async fn bury(&self, token: &str) {
+        let key = cache_key(token);
+        if self.cache.set(&key, REVOKED, self.cache_ttl).await.is_err()
+            && let Err(error) = self.cache.delete(&key).await
+        {
+            tracing::warn!(%error, "session cache unreachable; eviction deferred");
+        }
+    }
+
+    async fn cached(&self, token: &str) -> Cached {
         match self.cache.get(&cache_key(token)).await {
+            Ok(Some(bytes)) if bytes == REVOKED => Cached::Revoked,
             Ok(Some(bytes)) => match pb::GetSessionResponse::decode(bytes.as_slice()) {
                 Ok(pb::GetSessionResponse {
                     session: Some(session),
                     user: Some(user),
                     ..
-                }) if session.token == token => Some((session, user)),
-                _ => None,
+                }) if session.token == token => Cached::Hit(Box::new((session, user))),
+                _ => Cached::Miss,
             },
-            Ok(None) => None,
+            Ok(None) => Cached::Miss,
             Err(error) => {
                 tracing::debug!(%error, "session cache unavailable; reading the database");
-                None
+                Cached::Miss
             }
         }
     }
@@ -245,7 +271,7 @@ impl Sessions {
         };
         if let Err(error) = self
             .cache
-            .set(
+            .set_if_absent(
                 &cache_key(&session.token),
                 &entry.encode_to_vec(),
                 left.min(self.cache_ttl),
@@ -256,10 +282,11 @@ impl Sessions {
         }
     }
 
-    /// Removes an expired or orphaned session from the cache and the table.
+    /// Removes an expired or orphaned session from the table and the cache.
     async fn forget(&self, token: &str) -> Result<(), ErrorCode> {
-        let _ = self.cache.delete(&cache_key(token)).await;
-        self.store.delete(token).await.map_err(internal)
+        self.store.delete(token).await.map_err(internal)?;
+        self.bury(token).await;
+        Ok(())
     }
 
     /// Deletes every expired session (run periodically).

@@ -273,3 +273,35 @@ async fn sessions_of_users_that_no_longer_exist_are_dropped() {
     }
     shutdown.cancel();
 }
+
+#[tokio::test]
+async fn a_reader_that_raced_a_revocation_cannot_put_the_session_back() {
+    let shutdown = CancellationToken::new();
+    let identity = identity_service(shutdown.clone()).await;
+    let user_id = a_user(&identity).await;
+    for (backend, url) in fresh_databases().await {
+        let sessions = sessions_on(&url, &identity, lifetimes(60_000, 60_000)).await;
+        let created = sessions.create(new_session(&user_id, true)).await.unwrap();
+        let key = format!("session:{}", created.token);
+        assert!(sessions.get(&created.token, false).await.unwrap().is_some());
+        // What a concurrent get-session read from the database just before the sign-out.
+        let stale = sessions.cache().get(&key).await.unwrap().expect("cached");
+
+        sessions.revoke(&created.token).await.unwrap();
+        let put_back = sessions
+            .cache()
+            .set_if_absent(&key, &stale, Duration::from_secs(300))
+            .await
+            .unwrap();
+        assert!(
+            !put_back,
+            "{backend:?}: the revocation marker wins over a late fill"
+        );
+        assert_eq!(
+            sessions.get(&created.token, false).await.unwrap(),
+            None,
+            "{backend:?}"
+        );
+    }
+    shutdown.cancel();
+}
