@@ -11,6 +11,9 @@ pub struct IdentityConfig {
     /// `HASH_POOL_SIZE`: password hashes computed at once (default: the number of cores).
     /// Each argon2id hash holds 19 MiB while it runs.
     pub hash_pool_size: usize,
+    /// `HASH_QUEUE_LIMIT`: sign-ins that may wait for a hashing thread (default 32 per
+    /// thread); more are answered 503 at once instead of piling up past their timeouts.
+    pub hash_queue_limit: usize,
     /// `PASSWORD_MIN_LENGTH` (default 8) and `PASSWORD_MAX_LENGTH` (default 128), in characters.
     pub password_min_length: usize,
     pub password_max_length: usize,
@@ -26,6 +29,10 @@ impl IdentityConfig {
             ),
             database_max_connections: env.parse("IDENTITY_DATABASE_MAX_CONNECTIONS", 10)?,
             hash_pool_size: env.parse("HASH_POOL_SIZE", cores)?.max(1),
+            hash_queue_limit: env.parse(
+                "HASH_QUEUE_LIMIT",
+                32 * env.parse("HASH_POOL_SIZE", cores)?.max(1),
+            )?,
             password_min_length: env.parse("PASSWORD_MIN_LENGTH", 8)?,
             password_max_length: env.parse("PASSWORD_MAX_LENGTH", 128)?,
         })

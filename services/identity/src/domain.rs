@@ -3,7 +3,7 @@
 use gatehouse_kit::ErrorCode;
 use gatehouse_kit::validate::{is_valid_email, normalize_email};
 
-use crate::password::Hasher;
+use crate::password::{HashError, Hasher};
 use crate::store::{IdentityStore, NewUser, StoreError, User};
 
 #[derive(Clone)]
@@ -52,10 +52,17 @@ impl Identity {
         if length > self.max_password {
             return Err(ErrorCode::PasswordTooLong);
         }
-        let hash = self.hasher.hash(&request.password).await.map_err(|error| {
-            tracing::error!(%error, "password hashing failed");
-            ErrorCode::FailedToCreateUser
-        })?;
+        let hash = self
+            .hasher
+            .hash(&request.password)
+            .await
+            .map_err(|error| match error {
+                HashError::Busy => busy(),
+                error => {
+                    tracing::error!(%error, "password hashing failed");
+                    ErrorCode::FailedToCreateUser
+                }
+            })?;
         let new = NewUser {
             name: request.name,
             email,
@@ -90,14 +97,14 @@ impl Identity {
             _ => None,
         });
         let Some((user, account_row_id, stored)) = found else {
-            self.hasher.verify_dummy(password).await.map_err(internal)?;
+            self.hasher.verify_dummy(password).await.map_err(hashing)?;
             return Err(ErrorCode::InvalidEmailOrPassword);
         };
         let verification = self
             .hasher
             .verify(password, &stored)
             .await
-            .map_err(internal)?;
+            .map_err(hashing)?;
         if !verification.valid {
             return Err(ErrorCode::InvalidEmailOrPassword);
         }
@@ -130,6 +137,19 @@ impl Identity {
             Ok(()) => tracing::info!(account = account_row_id, "password re-hashed with argon2id"),
             Err(error) => tracing::warn!(%error, "password re-hash failed; keeping the old hash"),
         }
+    }
+}
+
+/// The hashing queue is full: answer at once rather than wait past the caller's timeout.
+fn busy() -> ErrorCode {
+    metrics::counter!("sign_in_shed_total").increment(1);
+    ErrorCode::ServiceUnavailable
+}
+
+fn hashing(error: HashError) -> ErrorCode {
+    match error {
+        HashError::Busy => busy(),
+        error => internal(error),
     }
 }
 

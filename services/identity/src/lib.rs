@@ -42,7 +42,7 @@ pub async fn run(
     .await?;
     let signal = outbox::spawn_relay(db.clone(), bus, shutdown.clone());
     let store = store::IdentityStore::new(db.clone(), signal);
-    let hasher = password::Hasher::new(config.hash_pool_size);
+    let hasher = password::Hasher::new(config.hash_pool_size, config.hash_queue_limit);
     let identity = domain::Identity::new(
         store,
         hasher,

@@ -37,6 +37,8 @@ pub enum HashError {
     Argon2(String),
     #[error("the hashing pool is shut down, or the hash failed")]
     PoolClosed,
+    #[error("too many password hashes are waiting")]
+    Busy,
 }
 
 /// The outcome of checking a password against a stored hash.
@@ -50,9 +52,11 @@ pub struct Verification {
 /// A hash or verification, run on a pool thread with that thread's working memory.
 type Job = Box<dyn FnOnce(&mut [Block]) + Send>;
 
-#[derive(Default)]
 struct Queue {
     jobs: Mutex<VecDeque<Job>>,
+    /// More waiting jobs than this are refused: a flood gets fast 503s, and the work that is
+    /// accepted still finishes within its callers' timeouts.
+    limit: usize,
     ready: Condvar,
     closed: AtomicBool,
     /// Working-memory buffers currently held by pool threads.
@@ -132,11 +136,18 @@ pub struct Hasher {
 }
 
 impl Hasher {
-    /// Starts the pool threads and computes the dummy hash (at start, on the calling thread).
-    pub fn new(pool_size: usize) -> Self {
+    /// Starts `pool_size` threads that accept up to `queue_limit` waiting jobs, and computes
+    /// the dummy hash (at start, on the calling thread).
+    pub fn new(pool_size: usize, queue_limit: usize) -> Self {
         let dummy_password = gatehouse_kit::ids::random_alphanumeric(32);
         let dummy_hash = hash_blocking(&dummy_password).unwrap_or_default();
-        let queue = Arc::new(Queue::default());
+        let queue = Arc::new(Queue {
+            jobs: Mutex::default(),
+            limit: queue_limit.max(1),
+            ready: Condvar::default(),
+            closed: AtomicBool::default(),
+            resident: AtomicUsize::default(),
+        });
         for index in 0..pool_size.max(1) {
             let queue = queue.clone();
             let spawned = std::thread::Builder::new()
@@ -184,13 +195,25 @@ impl Hasher {
         let job: Job = Box::new(move |memory| {
             metrics::histogram!("password_hash_queue_seconds")
                 .record(queued.elapsed().as_secs_f64());
+            if done.is_closed() {
+                // The caller gave up (timed out, disconnected): nobody wants this hash.
+                metrics::counter!("password_hash_abandoned_total").increment(1);
+                return;
+            }
             let started = Instant::now();
             let value = work(memory);
             metrics::histogram!("password_hash_seconds").record(started.elapsed().as_secs_f64());
             let _ = done.send(value);
         });
         let queue = &self.pool.queue;
-        queue.lock().push_back(job);
+        {
+            let mut jobs = queue.lock();
+            if jobs.len() >= queue.limit {
+                metrics::counter!("password_hash_refused_total").increment(1);
+                return Err(HashError::Busy);
+            }
+            jobs.push_back(job);
+        }
         queue.ready.notify_one();
         result.await.map_err(|_| HashError::PoolClosed)
     }
@@ -336,7 +359,7 @@ mod tests {
 
     #[tokio::test]
     async fn working_memory_is_kept_while_busy_and_released_when_idle() {
-        let hasher = Hasher::new(2);
+        let hasher = Hasher::new(2, 64);
         assert_eq!(
             hasher.resident_buffers(),
             0,
@@ -354,8 +377,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_full_queue_refuses_instead_of_growing() {
+        let hasher = Hasher::new(1, 1);
+        let (a, b, c) = tokio::join!(
+            hasher.hash("one-1234"),
+            hasher.hash("two-1234"),
+            hasher.hash("three-1234")
+        );
+        let refused = [&a, &b, &c]
+            .iter()
+            .filter(|r| matches!(r, Err(HashError::Busy)))
+            .count();
+        assert!(
+            refused >= 1,
+            "one thread and one waiting slot: {a:?} {b:?} {c:?}"
+        );
+        assert!(
+            [&a, &b, &c].iter().any(|r| r.is_ok()),
+            "accepted work still completes"
+        );
+    }
+
+    #[tokio::test]
     async fn many_hashes_at_once_all_complete_through_a_small_pool() {
-        let hasher = Hasher::new(2);
+        let hasher = Hasher::new(2, 64);
         let hashes: Vec<_> = (0..6)
             .map(|i| {
                 let hasher = hasher.clone();

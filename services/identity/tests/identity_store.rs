@@ -13,7 +13,7 @@ async fn identity_on(url: &str) -> Identity {
     let db = Db::connect(url, 4, &MIGRATIONS).await.expect("database");
     Identity::new(
         IdentityStore::new(db, OutboxSignal::default()),
-        Hasher::new(2),
+        Hasher::new(2, 64),
         8,
         128,
     )

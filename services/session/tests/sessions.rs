@@ -25,6 +25,7 @@ async fn identity_service(shutdown: CancellationToken) -> String {
         database_url: fresh_sqlite_url(),
         database_max_connections: 2,
         hash_pool_size: 2,
+        hash_queue_limit: 64,
         password_min_length: 8,
         password_max_length: 128,
     };
