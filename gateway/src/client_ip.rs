@@ -66,21 +66,13 @@ pub fn client_ip(
 ) -> Option<IpAddr> {
     let peer = peer.map(|p| canonical(p.ip()));
     let trusted = |ip: IpAddr| trusted_proxies.iter().any(|net| net.contains(ip));
-    let hops: Option<Vec<IpAddr>> = headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|list| {
-            list.split(',')
-                .map(|hop| hop.trim().parse::<IpAddr>().map(canonical))
-                .collect::<Result<_, _>>()
-                .ok()
-        });
-    let Some(hops) = hops else {
+    let hops = forwarded_hops(headers);
+    if hops.is_empty() {
         return peer;
-    };
+    }
     if trusted_proxies.is_empty() {
         return match hops.as_slice() {
-            [only] => Some(*only),
+            [Some(only)] => Some(*only),
             _ => peer,
         };
     }
@@ -88,11 +80,36 @@ pub fn client_ip(
         // Not from a proxy we know: the header is whatever the client wrote.
         return peer;
     }
-    hops.iter()
-        .rev()
-        .find(|hop| !trusted(**hop))
-        .copied()
-        .or(peer)
+    for hop in hops.iter().rev() {
+        match hop {
+            Some(ip) if trusted(*ip) => continue,
+            Some(ip) => return Some(*ip),
+            // An entry we cannot read: nothing to its left can be trusted.
+            None => return peer,
+        }
+    }
+    peer
+}
+
+/// Every `x-forwarded-for` entry, in order, across all header lines (proxies may add their own
+/// line rather than extend the first). Entries may carry a port (`1.2.3.4:5678`, `[::1]:80`);
+/// unreadable ones (`unknown`) are `None`.
+fn forwarded_hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|line| line.split(','))
+        .map(str::trim)
+        .filter(|hop| !hop.is_empty())
+        .map(|hop| {
+            let hop = hop.trim_matches('"');
+            hop.parse::<IpAddr>()
+                .ok()
+                .or_else(|| hop.parse::<SocketAddr>().ok().map(|s| s.ip()))
+                .map(canonical)
+        })
+        .collect()
 }
 
 /// IPv4-mapped IPv6 becomes IPv4.
@@ -168,6 +185,32 @@ mod tests {
             &proxies,
         );
         assert_eq!(proxied, Some("1.2.3.4".parse().unwrap()));
+    }
+
+    #[test]
+    fn every_header_line_counts_ports_are_dropped_and_garbage_stops_the_walk() {
+        let proxies: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let proxy: SocketAddr = "10.0.0.5:80".parse().unwrap();
+        let mut h = HeaderMap::new();
+        h.append("x-forwarded-for", "6.6.6.6".parse().unwrap());
+        h.append("x-forwarded-for", "1.2.3.4:5678, 10.0.0.9".parse().unwrap());
+        assert_eq!(
+            client_ip(&h, Some(proxy), &proxies),
+            Some("1.2.3.4".parse().unwrap()),
+            "the client's own line does not win"
+        );
+        assert_eq!(
+            client_ip(&headers("[2001:db8::1]:443"), Some(proxy), &proxies),
+            Some("2001:db8::1".parse().unwrap())
+        );
+        assert_eq!(
+            client_ip(
+                &headers("1.2.3.4, unknown, 10.0.0.9"),
+                Some(proxy),
+                &proxies
+            ),
+            Some(proxy.ip())
+        );
     }
 
     #[test]

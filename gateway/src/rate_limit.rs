@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use gatehouse_kit::cache::Cache;
@@ -82,11 +82,17 @@ pub async fn limit(State(state): State<AppState>, request: Request, next: Next) 
         .get::<ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
     // Inside the nested router the path is already relative to /api/auth.
-    let full = request.uri().path();
-    let path = full
-        .strip_prefix(crate::BASE_PATH)
-        .unwrap_or(full)
-        .to_string();
+    // The route template, not the raw path: arbitrary paths must not mint new buckets. Every
+    // unmatched path shares one.
+    let path = match request.extensions().get::<MatchedPath>() {
+        Some(matched) => {
+            let full = matched.as_str();
+            full.strip_prefix(crate::BASE_PATH)
+                .unwrap_or(full)
+                .to_string()
+        }
+        None => "/(unmatched)".to_string(),
+    };
     let ip = client_ip(request.headers(), peer, &state.config.trusted_proxies)
         .map(bucket)
         .unwrap_or_else(|| "no-trusted-ip".into());

@@ -18,6 +18,7 @@ const KEY_PREFIX: &str = "gatehouse:";
 const SHARDS: usize = 16;
 const MAX_ENTRIES_PER_SHARD: usize = 20_000;
 const RECONNECT_INTERVAL: Duration = Duration::from_secs(1);
+const WINDOW_PRUNE_AT: usize = 10_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
@@ -47,7 +48,7 @@ impl Cache {
                 client: redis::Client::open(url)?,
                 connection: RwLock::new(None),
                 last_attempt: Mutex::new(None),
-                pending_deletes: Mutex::new(Vec::new()),
+                pending_deletes: tokio::sync::Mutex::new(Vec::new()),
                 has_pending: AtomicBool::new(false),
                 timeout,
             })))
@@ -91,6 +92,21 @@ impl Cache {
         match self {
             Cache::Memory(memory) => Ok(memory.set_if_absent(key, value, ttl)),
             Cache::Redis(redis) => redis.set_if_absent(key, value, ttl).await,
+        }
+    }
+
+    /// Stores `value` unless the key currently holds `guard` (a revocation marker, which a
+    /// refresh racing a revocation must not overwrite); `Ok(false)` when it did.
+    pub async fn set_unless(
+        &self,
+        key: &str,
+        guard: &[u8],
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<bool, CacheError> {
+        match self {
+            Cache::Memory(memory) => Ok(memory.set_unless(key, guard, value, ttl)),
+            Cache::Redis(redis) => redis.set_unless(key, guard, value, ttl).await,
         }
     }
 
@@ -169,6 +185,18 @@ impl MemoryCache {
         true
     }
 
+    fn set_unless(&self, key: &str, guard: &[u8], value: &[u8], ttl: Duration) -> bool {
+        let mut shard = self.shard(key);
+        if shard
+            .get(key)
+            .is_some_and(|e| e.expires > Instant::now() && &*e.value == guard)
+        {
+            return false;
+        }
+        Self::insert(&mut shard, key, value, ttl);
+        true
+    }
+
     fn insert(shard: &mut HashMap<String, Entry>, key: &str, value: &[u8], ttl: Duration) {
         let now = Instant::now();
         if shard.len() >= MAX_ENTRIES_PER_SHARD {
@@ -199,7 +227,8 @@ impl MemoryCache {
             .windows
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if windows.len() > MAX_ENTRIES_PER_SHARD * SHARDS {
+        // Windows are short-lived: prune the expired ones whenever the map has grown.
+        if windows.len() >= WINDOW_PRUNE_AT {
             windows.retain(|_, (_, ends)| *ends > now);
         }
         let slot = windows.entry(key.to_string()).or_insert((0, now + window));
@@ -215,7 +244,8 @@ pub struct RedisCache {
     client: redis::Client,
     connection: RwLock<Option<ConnectionManager>>,
     last_attempt: Mutex<Option<Instant>>,
-    pending_deletes: Mutex<Vec<String>>,
+    /// Keys whose delete could not reach Redis (this process only; see the README).
+    pending_deletes: tokio::sync::Mutex<Vec<String>>,
     has_pending: AtomicBool,
     timeout: Duration,
 }
@@ -265,31 +295,25 @@ impl RedisCache {
     async fn ready(&self) -> Result<ConnectionManager, CacheError> {
         let mut conn = self.connection().await?;
         if self.has_pending.load(Ordering::Acquire) {
-            let keys: Vec<String> = std::mem::take(
-                &mut *self
-                    .pending_deletes
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
-            );
-            if !keys.is_empty() {
-                let replay: Result<(), CacheError> =
-                    self.bounded(conn.del::<_, ()>(keys.clone())).await;
-                if let Err(error) = replay {
-                    self.remember_deletes(keys);
-                    return Err(error);
-                }
-                tracing::info!(count = keys.len(), "replayed cache deletes after an outage");
+            // Held across the replay: a concurrent reader waits for it instead of reading a
+            // key that is about to be deleted, and new deletes queue behind it.
+            let mut pending = self.pending_deletes.lock().await;
+            if !pending.is_empty() {
+                self.bounded(conn.del::<_, ()>(pending.as_slice())).await?;
+                tracing::info!(
+                    count = pending.len(),
+                    "replayed cache deletes after an outage"
+                );
+                pending.clear();
             }
             self.has_pending.store(false, Ordering::Release);
         }
         Ok(conn)
     }
 
-    fn remember_deletes(&self, keys: Vec<String>) {
-        self.pending_deletes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .extend(keys);
+    async fn remember_deletes(&self, keys: Vec<String>) {
+        let mut pending = self.pending_deletes.lock().await;
+        pending.extend(keys);
         self.has_pending.store(true, Ordering::Release);
     }
 
@@ -337,6 +361,30 @@ impl RedisCache {
         Ok(stored.is_some())
     }
 
+    async fn set_unless(
+        &self,
+        key: &str,
+        guard: &[u8],
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<bool, CacheError> {
+        let mut conn = self.ready().await?;
+        let millis = ttl.as_millis().max(1) as u64;
+        let stored: i64 = self
+            .bounded(
+                redis::cmd("EVAL")
+                    .arg(SET_UNLESS_SCRIPT)
+                    .arg(1)
+                    .arg(prefixed(key))
+                    .arg(guard)
+                    .arg(value)
+                    .arg(millis)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        Ok(stored == 1)
+    }
+
     async fn delete(&self, key: &str) -> Result<(), CacheError> {
         let full = prefixed(key);
         let result = match self.ready().await {
@@ -344,32 +392,42 @@ impl RedisCache {
             Err(error) => Err(error),
         };
         if result.is_err() {
-            self.remember_deletes(vec![full]);
+            self.remember_deletes(vec![full]).await;
         }
         result
     }
 
     async fn hit_window(&self, key: &str, window: Duration) -> Result<(u64, Duration), CacheError> {
         let mut conn = self.ready().await?;
-        let full = prefixed(key);
         let millis = window.as_millis().max(1) as u64;
-        let (count, _, ttl): (u64, i64, i64) = self
+        let (count, ttl): (u64, i64) = self
             .bounded(
-                redis::pipe()
-                    .atomic()
-                    .incr(&full, 1)
-                    .cmd("PEXPIRE")
-                    .arg(&full)
+                redis::cmd("EVAL")
+                    .arg(HIT_WINDOW_SCRIPT)
+                    .arg(1)
+                    .arg(prefixed(key))
                     .arg(millis)
-                    .arg("NX")
-                    .cmd("PTTL")
-                    .arg(&full)
                     .query_async(&mut conn),
             )
             .await?;
         Ok((count, Duration::from_millis(ttl.max(0) as u64)))
     }
 }
+
+/// Counts a hit and starts the window's expiry on the first one; atomic, and valid on every
+/// Redis version (`PEXPIRE … NX` needs Redis 7).
+const HIT_WINDOW_SCRIPT: &str = r"
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('PTTL', KEYS[1])}
+";
+
+/// `SET key value PX ms` unless the key holds `guard`, atomically.
+const SET_UNLESS_SCRIPT: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+";
 
 fn prefixed(key: &str) -> String {
     if key.starts_with(KEY_PREFIX) {

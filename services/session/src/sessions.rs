@@ -171,8 +171,7 @@ impl Sessions {
             session.expires_at_unix_ms = expires_at.timestamp_millis();
             session.updated_at_unix_ms = now_ms;
             refreshed = true;
-            // The cached copy has the old expiry; the next read caches the slid one.
-            let _ = self.cache.delete(&cache_key(token)).await;
+            self.remember_refreshed(&session, &user, now_ms).await;
         }
         let fresh_age_ms = self.lifetimes.fresh_age.as_millis() as i64;
         let fresh = fresh_age_ms == 0 || now_ms - session.created_at_unix_ms < fresh_age_ms;
@@ -261,7 +260,13 @@ impl Sessions {
         Ok(Some((session, user)))
     }
 
-    async fn remember(&self, session: &pb::Session, user: &identity_pb::User, now_ms: i64) {
+    /// The cache entry for a session and how long it may live there.
+    fn entry(
+        &self,
+        session: &pb::Session,
+        user: &identity_pb::User,
+        now_ms: i64,
+    ) -> (Vec<u8>, Duration) {
         let left = Duration::from_millis((session.expires_at_unix_ms - now_ms).max(1) as u64);
         let entry = pb::GetSessionResponse {
             session: Some(session.clone()),
@@ -269,16 +274,34 @@ impl Sessions {
             refreshed: false,
             fresh: false,
         };
+        (entry.encode_to_vec(), left.min(self.cache_ttl))
+    }
+
+    /// Fills the cache after a database read, only if nothing is cached for the token.
+    async fn remember(&self, session: &pb::Session, user: &identity_pb::User, now_ms: i64) {
+        let (bytes, ttl) = self.entry(session, user, now_ms);
         if let Err(error) = self
             .cache
-            .set_if_absent(
-                &cache_key(&session.token),
-                &entry.encode_to_vec(),
-                left.min(self.cache_ttl),
-            )
+            .set_if_absent(&cache_key(&session.token), &bytes, ttl)
             .await
         {
             tracing::debug!(%error, "session not cached");
+        }
+    }
+
+    /// Caches the slid session over the old copy, but never over a revocation marker written by
+    /// a sign-out that raced this refresh.
+    async fn remember_refreshed(
+        &self,
+        session: &pb::Session,
+        user: &identity_pb::User,
+        now_ms: i64,
+    ) {
+        let (bytes, ttl) = self.entry(session, user, now_ms);
+        let key = cache_key(&session.token);
+        if let Err(error) = self.cache.set_unless(&key, REVOKED, &bytes, ttl).await {
+            tracing::debug!(%error, "slid session not cached");
+            let _ = self.cache.delete(&key).await;
         }
     }
 
