@@ -49,10 +49,10 @@ pub fn parse(
         })?;
         let mut map = Map::new();
         for (key, value) in pairs {
-            // A form can only send strings; booleans arrive as "true"/"false".
-            let value = match value.as_str() {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
+            // A form can only send strings; the one boolean field arrives as "true"/"false".
+            let value = match (key.as_str(), value.as_str()) {
+                ("rememberMe", "true") => Value::Bool(true),
+                ("rememberMe", "false") => Value::Bool(false),
                 _ => Value::String(value),
             };
             map.entry(key).or_insert(value);
@@ -284,10 +284,11 @@ mod tests {
             "content-type",
             "application/x-www-form-urlencoded".parse().unwrap(),
         );
-        let form = Bytes::from_static(b"email=a%40b.co&rememberMe=false");
+        let form = Bytes::from_static(b"email=a%40b.co&rememberMe=false&name=true");
         assert_eq!(
             parse(&headers, &form, true).unwrap(),
-            Some(json!({"email": "a@b.co", "rememberMe": false}))
+            Some(json!({"email": "a@b.co", "rememberMe": false, "name": "true"})),
+            "only rememberMe is a boolean"
         );
         assert!(parse(&headers, &form, false).is_err());
     }

@@ -33,7 +33,9 @@ impl TrustedOrigins {
                 if pattern.contains("://") {
                     wildcard_match(pattern, &origin)
                 } else {
-                    wildcard_match(pattern, host)
+                    // A host pattern says nothing about the scheme: only web schemes qualify,
+                    // never `javascript://trusted.host/…`.
+                    matches!(parsed.scheme(), "http" | "https") && wildcard_match(pattern, host)
                 }
             } else {
                 pattern == &origin
@@ -169,6 +171,11 @@ mod tests {
         assert!(!t.trusts_url("http://app.example.com"));
         assert!(!t.trusts_url("https://example.com.evil.net"));
         assert!(t.trusts_url("http://a.partner.io/x"));
+        assert!(
+            !t.trusts_url("javascript://a.partner.io/%0aalert(1)"),
+            "host patterns need a web scheme"
+        );
+        assert!(!t.trusts_redirect("intent://a.partner.io/x"));
         assert!(!t.trusts_url("not a url"));
     }
 

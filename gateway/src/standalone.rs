@@ -39,24 +39,67 @@ pub struct Running {
     pub gateway_addr: SocketAddr,
     pub identity_addr: SocketAddr,
     pub session_addr: SocketAddr,
+    /// Cancel to stop everything (SIGTERM does).
     pub shutdown: CancellationToken,
-    tasks: Vec<(&'static str, JoinHandle<Result<(), String>>)>,
+    /// Cancelled by any part that stops on its own, so the rest follow it down.
+    stopped: CancellationToken,
+    gateway: Part,
+    services: Vec<Part>,
+}
+
+struct Part {
+    name: &'static str,
+    token: CancellationToken,
+    task: JoinHandle<Result<(), String>>,
+}
+
+impl Part {
+    fn spawn<F>(
+        name: &'static str,
+        stopped: &CancellationToken,
+        run: impl FnOnce(CancellationToken) -> F,
+    ) -> Part
+    where
+        F: std::future::Future<Output = Result<(), String>> + Send + 'static,
+    {
+        let token = CancellationToken::new();
+        let work = run(token.clone());
+        let stopped = stopped.clone();
+        let task = tokio::spawn(async move {
+            let result = work.await;
+            // One part stopping takes the whole process down rather than limping on with 503s.
+            stopped.cancel();
+            result
+        });
+        Part { name, token, task }
+    }
+
+    async fn stop(self) -> Result<(), String> {
+        self.token.cancel();
+        let result = match self.task.await {
+            Ok(result) => result,
+            Err(join) => Err(join.to_string()),
+        };
+        result.map_err(|error| {
+            tracing::error!(service = self.name, %error, "stopped with an error");
+            format!("{}: {error}", self.name)
+        })
+    }
 }
 
 impl Running {
-    /// Waits until every part has stopped; the first failure (if any) is returned.
+    /// Runs until `shutdown` is cancelled or any part stops, then stops the gateway first (it
+    /// drains its in-flight requests while the services still answer them), then the services.
+    /// Returns the first failure, if any.
     pub async fn wait(self) -> Result<(), String> {
-        let mut first_error = None;
-        for (name, task) in self.tasks {
-            let outcome = match task.await {
-                Ok(result) => result,
-                Err(join) => Err(join.to_string()),
-            };
-            if let Err(error) = outcome {
-                tracing::error!(service = name, %error, "stopped with an error");
-                // One part failing takes the whole process down rather than limping on.
-                self.shutdown.cancel();
-                first_error.get_or_insert(format!("{name}: {error}"));
+        tokio::select! {
+            _ = self.shutdown.cancelled() => {}
+            _ = self.stopped.cancelled() => {}
+        }
+        let mut first_error = self.gateway.stop().await.err();
+        for service in self.services {
+            if let Err(error) = service.stop().await {
+                first_error.get_or_insert(error);
             }
         }
         first_error.map_or(Ok(()), Err)
@@ -129,41 +172,31 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
     gateway_config.identity_url = format!("http://{identity_addr}");
     gateway_config.session_url = format!("http://{session_addr}");
 
-    let mut tasks = Vec::new();
-    let token = shutdown.clone();
+    let stopped = CancellationToken::new();
     let identity_bus = bus.clone();
-    tasks.push((
-        "identity",
-        tokio::spawn(async move {
-            gatehouse_identity::run(identity_config, identity_bus, identity_listener, token)
-                .await
-                .map_err(|e| e.to_string())
-        }),
-    ));
-    let token = shutdown.clone();
-    tasks.push((
-        "session",
-        tokio::spawn(async move {
-            gatehouse_session::run(session_config, bus, cache, session_listener, token)
-                .await
-                .map_err(|e| e.to_string())
-        }),
-    ));
-    let token = shutdown.clone();
-    tasks.push((
-        "gateway",
-        tokio::spawn(async move {
-            crate::run(gateway_config, gateway_listener, token)
-                .await
-                .map_err(|e| e.to_string())
-        }),
-    ));
+    let identity = Part::spawn("identity", &stopped, |token| async move {
+        gatehouse_identity::run(identity_config, identity_bus, identity_listener, token)
+            .await
+            .map_err(|e| e.to_string())
+    });
+    let session = Part::spawn("session", &stopped, |token| async move {
+        gatehouse_session::run(session_config, bus, cache, session_listener, token)
+            .await
+            .map_err(|e| e.to_string())
+    });
+    let gateway = Part::spawn("gateway", &stopped, |token| async move {
+        crate::run(gateway_config, gateway_listener, token)
+            .await
+            .map_err(|e| e.to_string())
+    });
     tracing::info!(%gateway_addr, %identity_addr, %session_addr, data_dir, "standalone mode running");
     Ok(Running {
         gateway_addr,
         identity_addr,
         session_addr,
         shutdown,
-        tasks,
+        stopped,
+        gateway,
+        services: vec![identity, session],
     })
 }

@@ -600,3 +600,24 @@ async fn an_oversized_cookie_cache_is_refused_not_sent() {
         "answered by the backend instead"
     );
 }
+
+#[tokio::test]
+async fn cookies_split_over_several_headers_are_all_read() {
+    let stack = Stack::start(&[]).await;
+    let up = stack.sign_up(&unique_email()).await;
+    let token_cookie = up.cookie_header();
+    let reply = stack
+        .http
+        .get(stack.url("/get-session"))
+        .header("cookie", "theme=dark")
+        .header("cookie", token_cookie)
+        .send()
+        .await
+        .unwrap();
+    let body: serde_json::Value = reply.json().await.unwrap();
+    assert_eq!(
+        body["session"]["token"],
+        up.json()["token"],
+        "the session cookie in the second field counts"
+    );
+}

@@ -63,3 +63,43 @@ async fn a_missing_session_service_is_a_503_until_it_returns() {
     assert!(body.contains(&up.json()["token"].as_str().unwrap().to_string()));
     shutdown.cancel();
 }
+
+#[tokio::test]
+async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
+    common::install_crypto();
+    let data_dir =
+        std::env::temp_dir().join(format!("gatehouse-e2e-{}", gatehouse_kit::ids::new_id()));
+    let base = |extra: (&str, &str)| {
+        Env::from_pairs([
+            ("DATA_DIR", data_dir.display().to_string()),
+            ("GATEWAY_LISTEN", "127.0.0.1:0".into()),
+            ("IDENTITY_LISTEN", "127.0.0.1:0".into()),
+            ("SESSION_LISTEN", "127.0.0.1:0".into()),
+            (extra.0, extra.1.to_string()),
+        ])
+    };
+
+    // Identity cannot open its database: the process must not limp on with 503s.
+    let broken = base((
+        "IDENTITY_DATABASE_URL",
+        "postgres://postgres@127.0.0.1:1/nowhere",
+    ));
+    let running = gatehouse_gateway::standalone::start(&broken, CancellationToken::new())
+        .await
+        .unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(20), running.wait())
+        .await
+        .expect("stops by itself");
+    let error = outcome.expect_err("reports the failure");
+    assert!(error.starts_with("identity:"), "{error}");
+
+    // Asked to stop: everything stops cleanly.
+    let shutdown = CancellationToken::new();
+    let running =
+        gatehouse_gateway::standalone::start(&base(("RUST_LOG", "warn")), shutdown.clone())
+            .await
+            .unwrap();
+    shutdown.cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(10), running.wait()).await;
+    assert_eq!(outcome.expect("stops"), Ok(()));
+}

@@ -73,8 +73,15 @@ impl Meta {
     }
 
     pub fn cookie(&self, name: &str) -> Option<String> {
-        let header = self.headers.get(header::COOKIE)?.to_str().ok()?;
-        cookies::read(header, name).map(|v| v.into_owned())
+        // HTTP/2 clients may split cookies over several `cookie` fields.
+        let joined = self
+            .headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join("; ");
+        cookies::read(&joined, name).map(|v| v.into_owned())
     }
 
     pub fn user_agent(&self) -> String {

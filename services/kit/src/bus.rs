@@ -61,7 +61,7 @@ impl Bus {
                 channel: Mutex::new(None),
             })))
         } else {
-            Err(BusError::UnsupportedUrl(url.to_string()))
+            Err(BusError::UnsupportedUrl(crate::config::redact_url(url)))
         }
     }
 

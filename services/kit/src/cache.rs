@@ -53,7 +53,7 @@ impl Cache {
                 timeout,
             })))
         } else {
-            Err(CacheError::UnsupportedUrl(url.to_string()))
+            Err(CacheError::UnsupportedUrl(crate::config::redact_url(url)))
         }
     }
 
@@ -454,6 +454,24 @@ mod tests {
         cache.set("b", b"2", Duration::from_secs(5)).await.unwrap();
         cache.delete("b").await.unwrap();
         assert_eq!(cache.get("b").await.unwrap(), None);
+    }
+
+    #[test]
+    fn bad_urls_are_reported_without_their_password() {
+        let Err(error) =
+            Cache::from_url("rediz://user:hunter2@cache:6379", Duration::from_millis(50))
+        else {
+            panic!("accepted a bad scheme");
+        };
+        let error = error.to_string();
+        assert!(
+            error.contains("rediz://user:***@cache:6379") && !error.contains("hunter2"),
+            "{error}"
+        );
+        let Err(bus) = crate::bus::Bus::from_url("amqq://guest:hunter2@mq/%2f") else {
+            panic!("accepted a bad scheme");
+        };
+        assert!(!bus.to_string().contains("hunter2"));
     }
 
     #[tokio::test]

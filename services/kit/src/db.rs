@@ -74,7 +74,7 @@ impl Db {
                     .map_err(DbError::Connect)?,
             )
         } else {
-            return Err(DbError::UnsupportedUrl(url.to_string()));
+            return Err(DbError::UnsupportedUrl(crate::config::redact_url(url)));
         };
         match &db {
             Db::Sqlite(pool) => migrations.sqlite.run(pool).await?,
