@@ -92,8 +92,25 @@ impl Queue {
     }
 }
 
+/// Hashing threads run at this nice value: a hash is throughput work, so request handling
+/// (here and in neighbouring processes) gets the CPU first and keeps its latency while sign-in
+/// is saturated; with nothing else to run, hashing still has every core.
+const HASH_THREAD_NICE: i32 = 10;
+
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on this thread's own id; lowering priority needs no privilege.
+    unsafe {
+        let tid = libc::gettid();
+        if libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, HASH_THREAD_NICE) != 0 {
+            tracing::debug!("cannot lower the hashing thread's priority");
+        }
+    }
+}
+
 /// One pool thread: takes jobs in order, hashing with memory it keeps between jobs.
 fn work(queue: Arc<Queue>) {
+    lower_priority();
     let mut memory: Option<Vec<Block>> = None;
     while let Some(job) = queue.next(&mut memory) {
         let buffer = memory.get_or_insert_with(|| {
