@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use gatehouse_kit::config::{ConfigError, Env};
+use gatehouse_kit::config::{Backends, ConfigError, Env};
 
 use crate::client_ip::IpNet;
 
@@ -19,10 +19,8 @@ pub struct GatewayConfig {
     /// `IDENTITY_URL` / `SESSION_URL`: the services' gRPC addresses.
     pub identity_url: String,
     pub session_url: String,
-    /// `CACHE_URL` (default `memory://`): rate-limit counters (Redis when distributed).
-    pub cache_url: String,
-    /// `CACHE_TIMEOUT_MS` (default 100): a slower cache is treated as down.
-    pub cache_timeout: Duration,
+    /// `CACHE_URL` / `CACHE_TIMEOUT_MS`: where rate-limit counters live (Redis when distributed).
+    pub backends: Backends,
     pub cookies: CookieSettings,
     pub rate_limit: RateLimitSettings,
     /// `TRUSTED_PROXIES`: proxy addresses or networks (`10.0.0.0/8`) allowed to set
@@ -119,8 +117,7 @@ impl GatewayConfig {
             secret,
             identity_url: env.string("IDENTITY_URL", "http://127.0.0.1:50051"),
             session_url: env.string("SESSION_URL", "http://127.0.0.1:50052"),
-            cache_url: env.string("CACHE_URL", "memory://"),
-            cache_timeout: Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?),
+            backends: Backends::from_env(env)?,
             rate_limit: RateLimitSettings {
                 enabled: env.bool("RATE_LIMIT_ENABLED", true)?,
                 default: rule("RATE_LIMIT_WINDOW", 10, "RATE_LIMIT_MAX", 100)?,
@@ -140,7 +137,7 @@ impl GatewayConfig {
             self.trusted_origins,
             self.identity_url,
             self.session_url,
-            gatehouse_kit::config::redact_url(&self.cache_url),
+            gatehouse_kit::config::redact_url(&self.backends.cache_url),
             self.cookies.secure,
             self.cookies.cache_enabled,
             self.rate_limit.enabled,

@@ -18,7 +18,6 @@ pub mod wire;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use gatehouse_kit::cache::Cache;
 use gatehouse_kit::client::lazy_channel;
 use gatehouse_proto::identity::v1::identity_service_client::IdentityServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
@@ -42,7 +41,7 @@ pub enum GatewayError {
 
 /// Builds the router with lazily connected service clients (services may start later).
 pub fn app(config: GatewayConfig) -> Result<axum::Router, GatewayError> {
-    let cache = Cache::from_url(&config.cache_url, config.cache_timeout)?;
+    let cache = config.backends.cache()?;
     let identity = IdentityServiceClient::new(lazy_channel(&config.identity_url)?);
     let sessions = SessionServiceClient::new(lazy_channel(&config.session_url)?);
     let state = state::AppState {
@@ -51,7 +50,7 @@ pub fn app(config: GatewayConfig) -> Result<axum::Router, GatewayError> {
         rate_limiter: Arc::new(rate_limit::RateLimiter::new(
             config.rate_limit.clone(),
             cache,
-            config.cache_timeout,
+            config.backends.cache_timeout,
         )),
         identity,
         sessions,

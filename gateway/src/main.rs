@@ -6,9 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use gatehouse_kit::bus::Bus;
-use gatehouse_kit::cache::Cache;
-use gatehouse_kit::config::Env;
+use gatehouse_kit::config::{Backends, Env};
 use gatehouse_kit::server::shutdown_on_signal;
 use tokio::net::TcpListener;
 
@@ -128,15 +126,14 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Identity => {
             let config = gatehouse_identity::IdentityConfig::from_env(&env, &data_dir)?;
-            let bus = Bus::from_url(&env.string("BUS_URL", "memory://"))?;
+            let bus = Backends::from_env(&env)?.bus()?;
             let listener = listener(&env, "IDENTITY_LISTEN", "127.0.0.1:50051").await?;
             gatehouse_identity::run(config, bus, listener, shutdown).await?;
         }
         Command::Session => {
             let config = gatehouse_session::SessionConfig::from_env(&env, &data_dir)?;
-            let bus = Bus::from_url(&env.string("BUS_URL", "memory://"))?;
-            let timeout = std::time::Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?);
-            let cache = Cache::from_url(&env.string("CACHE_URL", "memory://"), timeout)?;
+            let backends = Backends::from_env(&env)?;
+            let (bus, cache) = (backends.bus()?, backends.cache()?);
             let listener = listener(&env, "SESSION_LISTEN", "127.0.0.1:50052").await?;
             gatehouse_session::run(config, bus, cache, listener, shutdown).await?;
         }

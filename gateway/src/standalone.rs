@@ -5,9 +5,7 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
-use gatehouse_kit::bus::Bus;
-use gatehouse_kit::cache::Cache;
-use gatehouse_kit::config::{ConfigError, Env};
+use gatehouse_kit::config::{Backends, ConfigError, Env};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -146,10 +144,9 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
     let data_dir = env.string("DATA_DIR", "./data");
     std::fs::create_dir_all(&data_dir).map_err(io(format!("creating DATA_DIR {data_dir}")))?;
     let secret = load_or_create_secret(env, Path::new(&data_dir))?;
-    let bus = Bus::from_url(&env.string("BUS_URL", "memory://"))?;
-    let cache_url = env.string("CACHE_URL", "memory://");
-    let cache_timeout = std::time::Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?);
-    let cache = Cache::from_url(&cache_url, cache_timeout)?;
+    // One bus and one cache for every service in the process.
+    let backends = Backends::from_env(env)?;
+    let (bus, cache) = (backends.bus()?, backends.cache()?);
 
     let identity_listener = bind(env, "IDENTITY_LISTEN", "127.0.0.1:50051").await?;
     let session_listener = bind(env, "SESSION_LISTEN", "127.0.0.1:50052").await?;

@@ -22,17 +22,15 @@ pub struct IdentityConfig {
 impl IdentityConfig {
     pub fn from_env(env: &Env, data_dir: &str) -> Result<Self, ConfigError> {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let hash_pool_size = env.parse("HASH_POOL_SIZE", cores)?.max(1);
         Ok(Self {
             database_url: env.string(
                 "IDENTITY_DATABASE_URL",
                 &format!("sqlite://{data_dir}/identity.sqlite"),
             ),
             database_max_connections: env.parse("IDENTITY_DATABASE_MAX_CONNECTIONS", 10)?,
-            hash_pool_size: env.parse("HASH_POOL_SIZE", cores)?.max(1),
-            hash_queue_limit: env.parse(
-                "HASH_QUEUE_LIMIT",
-                32 * env.parse("HASH_POOL_SIZE", cores)?.max(1),
-            )?,
+            hash_pool_size,
+            hash_queue_limit: env.parse("HASH_QUEUE_LIMIT", 32 * hash_pool_size)?,
             password_min_length: env.parse("PASSWORD_MIN_LENGTH", 8)?,
             password_max_length: env.parse("PASSWORD_MAX_LENGTH", 128)?,
         })

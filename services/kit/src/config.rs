@@ -135,6 +135,34 @@ impl Env {
     }
 }
 
+/// The shared backends every process may use, read once: `BUS_URL` (default `memory://`),
+/// `CACHE_URL` (default `memory://`) and `CACHE_TIMEOUT_MS` (default 100).
+#[derive(Clone, Debug)]
+pub struct Backends {
+    pub bus_url: String,
+    pub cache_url: String,
+    /// A slower cache counts as down (reads go to the database).
+    pub cache_timeout: Duration,
+}
+
+impl Backends {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        Ok(Self {
+            bus_url: env.string("BUS_URL", "memory://"),
+            cache_url: env.string("CACHE_URL", "memory://"),
+            cache_timeout: Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?),
+        })
+    }
+
+    pub fn bus(&self) -> Result<crate::bus::Bus, crate::bus::BusError> {
+        crate::bus::Bus::from_url(&self.bus_url)
+    }
+
+    pub fn cache(&self) -> Result<crate::cache::Cache, crate::cache::CacheError> {
+        crate::cache::Cache::from_url(&self.cache_url, self.cache_timeout)
+    }
+}
+
 /// Hides credentials in a URL (`postgres://user:pw@host/db` → `postgres://user:***@host/db`)
 /// so the effective configuration can be logged.
 pub fn redact_url(url: &str) -> String {
