@@ -12,11 +12,7 @@ step() { printf '\n== %s ==\n' "$*"; }
 
 step "backends"
 bash scripts/backends.sh
-# Databases and files left by earlier runs.
-psql -h 127.0.0.1 -U postgres -d postgres -Atc \
-  "SELECT datname FROM pg_database WHERE datname LIKE 'gh_test_%'" |
-  while read -r db; do psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $db" >/dev/null; done
-rm -rf "${TMPDIR:-/tmp}"/gatehouse-test-* "${TMPDIR:-/tmp}"/gatehouse-e2e-* "${TMPDIR:-/tmp}"/gatehouse-*.log
+# Test databases and data directories are removed by the tests' own guards.
 
 step "format and lints"
 cargo fmt --all -- --check
@@ -25,7 +21,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "proto lint (buf)"
 (cd proto && npx --yes @bufbuild/buf@1.75.0 lint)
 
-step "Rust test suites"
+step "Rust test suites (one binary per crate; storage cases named per backend)"
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast
 else

@@ -1,13 +1,22 @@
 //! Request bodies as better-auth reads them: JSON (or a urlencoded form where allowed), then
-//! schema validation that reports every problem as `[body.field] <what is wrong>` joined by
-//! `"; "`, with code `VALIDATION_ERROR`. Nothing is written before a body has passed.
+//! validation against the route's input type. The type's OpenAPI schema (the same one the
+//! document shows) drives it: every problem is reported as `[body.field] <what is wrong>`
+//! (Zod's words), joined by `"; "`, with code `VALIDATION_ERROR`. Nothing is written before a
+//! body has passed.
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
-use gatehouse_kit::ErrorCode;
+use gatehouse_kit::errors::{ErrorCode, base};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{KnownFormat, Object, Schema, SchemaFormat, SchemaType, Type};
 
 use crate::error::ApiError;
+
+fn refused(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    code.with_message(message.into()).into()
+}
 
 const JSON: &str = "application/json";
 const FORM: &str = "application/x-www-form-urlencoded";
@@ -27,8 +36,8 @@ pub fn parse(
         JSON.to_string()
     };
     let Some(content_type) = headers.get("content-type").and_then(|v| v.to_str().ok()) else {
-        return Err(ApiError::WithMessage(
-            ErrorCode::UnsupportedMediaType,
+        return Err(refused(
+            base::UNSUPPORTED_MEDIA_TYPE,
             format!("Content-Type is required. Allowed types: {allowed}"),
         ));
     };
@@ -39,30 +48,28 @@ pub fn parse(
         .trim()
         .to_ascii_lowercase();
     if media.contains(JSON) {
-        return serde_json::from_slice(bytes).map(Some).map_err(|_| {
-            ApiError::WithMessage(ErrorCode::BadRequest, "Invalid JSON in request body".into())
-        });
+        return serde_json::from_slice(bytes)
+            .map(Some)
+            .map_err(|_| refused(base::BAD_REQUEST, "Invalid JSON in request body"));
     }
     if allow_form && media.contains(FORM) {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes).map_err(|_| {
-            ApiError::WithMessage(ErrorCode::BadRequest, "Invalid form body".into())
-        })?;
-        let mut map = Map::new();
-        for (key, value) in pairs {
-            // A form can only send strings; the one boolean field arrives as "true"/"false".
-            let value = match (key.as_str(), value.as_str()) {
-                ("rememberMe", "true") => Value::Bool(true),
-                ("rememberMe", "false") => Value::Bool(false),
-                _ => Value::String(value),
-            };
-            map.entry(key).or_insert(value);
-        }
-        return Ok(Some(Value::Object(map)));
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
+            .map_err(|_| refused(base::BAD_REQUEST, "Invalid form body"))?;
+        return Ok(Some(strings(pairs)));
     }
-    Err(ApiError::WithMessage(
-        ErrorCode::UnsupportedMediaType,
+    Err(refused(
+        base::UNSUPPORTED_MEDIA_TYPE,
         format!("Content-Type \"{content_type}\" is not allowed. Allowed types: {allowed}"),
     ))
+}
+
+/// Form fields or query parameters as a JSON object of strings (the first of repeated keys).
+pub fn strings(pairs: Vec<(String, String)>) -> Value {
+    let mut map = Map::new();
+    for (key, value) in pairs {
+        map.entry(key).or_insert(Value::String(value));
+    }
+    Value::Object(map)
 }
 
 /// JavaScript's name for a JSON value's type, as Zod reports it.
@@ -78,109 +85,181 @@ fn type_name(value: Option<&Value>) -> &'static str {
     }
 }
 
-/// Collects validation problems for one body, then reports them all at once.
-pub struct Fields<'a> {
-    body: Option<&'a Map<String, Value>>,
-    issues: Vec<String>,
+/// The object schema of an input type (inline, as `#[derive(ToSchema)]` structs are).
+pub fn object_schema<T: utoipa::PartialSchema>() -> Option<Object> {
+    match T::schema() {
+        RefOr::T(Schema::Object(object)) => Some(object),
+        _ => None,
+    }
 }
 
-impl<'a> Fields<'a> {
-    /// `required`: whether the body itself must be present (an object).
-    pub fn new(body: Option<&'a Value>, required: bool) -> Self {
-        let mut issues = Vec::new();
-        let map = match body {
-            Some(Value::Object(map)) => Some(map),
-            None if !required => None,
-            other => {
-                issues.push(format!(
-                    "[body] Invalid input: expected object, received {}",
-                    type_name(other)
-                ));
-                None
-            }
-        };
-        Self { body: map, issues }
-    }
+/// Whether `schema` declares `name` as one of its fields.
+pub fn declares(schema: Option<&Object>, name: &str) -> bool {
+    schema.is_some_and(|o| o.properties.contains_key(name))
+}
 
-    fn get(&self, key: &str) -> Option<&'a Value> {
-        self.body.and_then(|map| map.get(key))
+fn types(schema: &RefOr<Schema>) -> (Vec<Type>, Option<&Object>) {
+    match schema {
+        RefOr::T(Schema::Object(object)) => match &object.schema_type {
+            SchemaType::Type(t) => (vec![t.clone()], Some(object)),
+            SchemaType::Array(ts) => (ts.clone(), Some(object)),
+            SchemaType::AnyValue => (Vec::new(), Some(object)),
+        },
+        _ => (Vec::new(), None),
     }
+}
 
-    fn expected(&mut self, key: &str, expected: &str, got: Option<&Value>) {
-        self.issues.push(format!(
-            "[body.{key}] Invalid input: expected {expected}, received {}",
-            type_name(got)
-        ));
+fn type_matches(t: &Type, value: &Value) -> bool {
+    match (t, value) {
+        (Type::String, Value::String(_))
+        | (Type::Boolean, Value::Bool(_))
+        | (Type::Number, Value::Number(_))
+        | (Type::Array, Value::Array(_))
+        | (Type::Object, Value::Object(_))
+        | (Type::Null, Value::Null) => true,
+        (Type::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
     }
+}
 
-    pub fn required_string(&mut self, key: &str) -> String {
-        match self.get(key) {
-            Some(Value::String(s)) => s.clone(),
-            other => {
-                if self.body.is_some() {
-                    self.expected(key, "string", other);
-                }
-                String::new()
+fn type_word(t: &Type) -> &'static str {
+    match t {
+        Type::String => "string",
+        Type::Boolean => "boolean",
+        Type::Number | Type::Integer => "number",
+        Type::Array => "array",
+        Type::Object => "object",
+        Type::Null => "null",
+    }
+}
+
+/// A form or query can only send strings: booleans declared by the schema arrive as
+/// `"true"`/`"false"` and are read as such.
+pub fn coerce_strings(value: &mut Value, schema: Option<&Object>) {
+    let (Value::Object(map), Some(schema)) = (value, schema) else {
+        return;
+    };
+    for (name, property) in &schema.properties {
+        let (types, _) = types(property);
+        if types.contains(&Type::Boolean)
+            && let Some(field) = map.get_mut(name)
+        {
+            match field.as_str() {
+                Some("true") => *field = Value::Bool(true),
+                Some("false") => *field = Value::Bool(false),
+                _ => {}
             }
         }
     }
+}
 
-    /// A required string of at least one character.
-    pub fn non_empty_string(&mut self, key: &str) -> String {
-        let value = self.required_string(key);
-        if value.is_empty() && matches!(self.get(key), Some(Value::String(_))) {
-            self.issues.push(format!(
-                "[body.{key}] Too small: expected string to have >=1 characters"
+/// Checks `value` against `T`'s schema and reads it into `T`, or reports every problem at
+/// once. `location` is `body` or `query`. A missing body is allowed when no field is required.
+pub fn validate<T>(location: &str, value: Option<&Value>) -> Result<T, ApiError>
+where
+    T: utoipa::PartialSchema + DeserializeOwned,
+{
+    let schema = object_schema::<T>();
+    let required: &[String] = schema.as_ref().map_or(&[], |s| &s.required);
+    let empty = Value::Object(Map::new());
+    let value = match value {
+        None if required.is_empty() => &empty,
+        other => other.unwrap_or(&Value::Null),
+    };
+    let Value::Object(map) = value else {
+        let got = if matches!(value, Value::Null) {
+            "undefined"
+        } else {
+            type_name(Some(value))
+        };
+        return Err(refused(
+            base::VALIDATION_ERROR,
+            format!("[{location}] Invalid input: expected object, received {got}"),
+        ));
+    };
+    let mut issues = Vec::new();
+    if let Some(schema) = &schema {
+        for (name, property) in &schema.properties {
+            check_field(
+                location,
+                name,
+                property,
+                map.get(name),
+                required,
+                &mut issues,
+            );
+        }
+    }
+    if !issues.is_empty() {
+        return Err(refused(base::VALIDATION_ERROR, issues.join("; ")));
+    }
+    serde_json::from_value(value.clone()).map_err(|error| {
+        tracing::error!(%error, "an input type and its schema disagree");
+        refused(
+            base::VALIDATION_ERROR,
+            format!("[{location}] Invalid input"),
+        )
+    })
+}
+
+fn check_field(
+    location: &str,
+    name: &str,
+    property: &RefOr<Schema>,
+    value: Option<&Value>,
+    required: &[String],
+    issues: &mut Vec<String>,
+) {
+    let (types, object) = types(property);
+    let Some(value) = value else {
+        if required.iter().any(|r| r == name) {
+            let expected = types.first().map_or("value", type_word);
+            issues.push(format!(
+                "[{location}.{name}] Invalid input: expected {expected}, received undefined"
             ));
         }
-        value
+        return;
+    };
+    if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
+        let expected = types.first().map_or("value", type_word);
+        issues.push(format!(
+            "[{location}.{name}] Invalid input: expected {expected}, received {}",
+            type_name(Some(value))
+        ));
+        return;
     }
-
-    /// A required string that must be an email address.
-    pub fn email(&mut self, key: &str) -> String {
-        let value = self.required_string(key);
-        if matches!(self.get(key), Some(Value::String(_)))
-            && !gatehouse_kit::validate::is_valid_email(value.trim())
-        {
-            self.issues
-                .push(format!("[body.{key}] Invalid email address"));
-        }
-        value
+    let (Value::String(text), Some(object)) = (value, object) else {
+        return;
+    };
+    let length = text.chars().count();
+    if let Some(min) = object.min_length
+        && length < min
+    {
+        issues.push(format!(
+            "[{location}.{name}] Too small: expected string to have >={min} characters"
+        ));
     }
-
-    pub fn optional_string(&mut self, key: &str) -> Option<String> {
-        match self.get(key) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            other => {
-                self.expected(key, "string", other);
-                None
-            }
-        }
+    if let Some(max) = object.max_length
+        && length > max
+    {
+        issues.push(format!(
+            "[{location}.{name}] Too big: expected string to have <={max} characters"
+        ));
     }
-
-    pub fn optional_bool(&mut self, key: &str) -> Option<bool> {
-        match self.get(key) {
-            None | Some(Value::Null) => None,
-            Some(Value::Bool(b)) => Some(*b),
-            other => {
-                self.expected(key, "boolean", other);
-                None
-            }
-        }
-    }
-
-    pub fn finish(self) -> Result<(), ApiError> {
-        if self.issues.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::WithMessage(
-                ErrorCode::ValidationError,
-                self.issues.join("; "),
-            ))
-        }
+    if object.format == Some(SchemaFormat::KnownFormat(KnownFormat::Email))
+        && !gatehouse_kit::validate::is_valid_email(text.trim())
+    {
+        issues.push(format!("[{location}.{name}] Invalid email address"));
     }
 }
+
+/// The fields that name where a browser will be sent, and the code refusing an untrusted one.
+pub const REDIRECT_FIELDS: [(&str, ErrorCode); 4] = [
+    ("callbackURL", base::INVALID_CALLBACK_URL),
+    ("redirectTo", base::INVALID_REDIRECT_URL),
+    ("errorCallbackURL", base::INVALID_ERROR_CALLBACK_URL),
+    ("newUserCallbackURL", base::INVALID_NEW_USER_CALLBACK_URL),
+];
 
 /// The redirect-target fields better-auth checks on every state-changing request, before
 /// schema validation: each must be a string, relative or on a trusted origin.
@@ -189,13 +268,7 @@ pub fn check_redirect_fields(
     query_callback: Option<&str>,
     trusted: &crate::origin::TrustedOrigins,
 ) -> Result<(), ApiError> {
-    let fields = [
-        ("callbackURL", ErrorCode::InvalidCallbackUrl),
-        ("redirectTo", ErrorCode::InvalidRedirectUrl),
-        ("errorCallbackURL", ErrorCode::InvalidErrorCallbackUrl),
-        ("newUserCallbackURL", ErrorCode::InvalidNewUserCallbackUrl),
-    ];
-    for (name, code) in fields {
+    for (name, code) in REDIRECT_FIELDS {
         let value = body.and_then(|b| b.get(name));
         let target = match value {
             None | Some(Value::Null) => {
@@ -207,14 +280,14 @@ pub fn check_redirect_fields(
             }
             Some(Value::String(s)) => Some(s.as_str()),
             Some(_) => {
-                return Err(ApiError::WithMessage(
-                    ErrorCode::ValidationError,
+                return Err(refused(
+                    base::VALIDATION_ERROR,
                     format!("Invalid {name}: expected a string"),
                 ));
             }
         };
         if target.is_some_and(|t| !t.is_empty() && !trusted.trusts_redirect(t)) {
-            return Err(ApiError::Code(code));
+            return Err(code.into());
         }
     }
     Ok(())
@@ -225,70 +298,111 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[allow(dead_code)]
+    struct Sample {
+        name: String,
+        #[schema(format = Email)]
+        email: String,
+        #[schema(min_length = 1)]
+        password: String,
+        #[serde(rename = "rememberMe")]
+        remember_me: Option<bool>,
+    }
+
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[allow(dead_code)]
+    struct AllOptional {
+        #[serde(rename = "callbackURL")]
+        callback_url: Option<String>,
+    }
+
+    fn message(error: ApiError) -> (String, String) {
+        let ApiError::Failure(failure) = error else {
+            panic!("expected a failure")
+        };
+        (failure.code().to_string(), failure.message().to_string())
+    }
+
     #[test]
     fn reports_every_problem_in_better_auths_format() {
         let body = json!({ "email": "not-an-email", "password": 5 });
-        let mut fields = Fields::new(Some(&body), true);
-        fields.required_string("name");
-        fields.email("email");
-        fields.non_empty_string("password");
-        let Err(ApiError::WithMessage(code, message)) = fields.finish() else {
-            panic!("expected an error")
-        };
-        assert_eq!(code, ErrorCode::ValidationError);
+        let (code, text) = message(validate::<Sample>("body", Some(&body)).unwrap_err());
+        assert_eq!(code, "VALIDATION_ERROR");
         assert_eq!(
-            message,
+            text,
             "[body.name] Invalid input: expected string, received undefined; \
              [body.email] Invalid email address; \
              [body.password] Invalid input: expected string, received number"
         );
+        let short = json!({ "name": "A", "email": "a@example.com", "password": "" });
+        assert_eq!(
+            message(validate::<Sample>("body", Some(&short)).unwrap_err()).1,
+            "[body.password] Too small: expected string to have >=1 characters"
+        );
     }
 
     #[test]
-    fn a_missing_body_is_reported_once() {
-        let mut fields = Fields::new(None, true);
-        fields.required_string("email");
-        let Err(ApiError::WithMessage(_, message)) = fields.finish() else {
-            panic!()
-        };
+    fn a_missing_body_is_reported_once_when_fields_are_required() {
+        let (_, text) = message(validate::<Sample>("body", None).unwrap_err());
         assert_eq!(
-            message,
+            text,
             "[body] Invalid input: expected object, received undefined"
         );
+        let (_, text) = message(validate::<Sample>("body", Some(&json!([1]))).unwrap_err());
+        assert_eq!(
+            text,
+            "[body] Invalid input: expected object, received array"
+        );
+        assert!(validate::<AllOptional>("body", None).is_ok());
+    }
+
+    #[test]
+    fn valid_input_is_read_and_nulls_count_as_absent() {
+        let body = json!({ "name": "A", "email": "a@example.com", "password": "x", "rememberMe": null, "extra": 1 });
+        let sample: Sample = validate("body", Some(&body)).unwrap();
+        assert_eq!(sample.remember_me, None);
+    }
+
+    #[test]
+    fn form_booleans_follow_the_schema() {
+        let mut form = strings(vec![
+            ("rememberMe".into(), "false".into()),
+            ("name".into(), "true".into()),
+        ]);
+        coerce_strings(&mut form, object_schema::<Sample>().as_ref());
+        assert_eq!(form, json!({"rememberMe": false, "name": "true"}));
     }
 
     #[test]
     fn content_types_are_enforced() {
         let mut headers = HeaderMap::new();
         let bytes = Bytes::from_static(b"{}");
-        assert!(matches!(
-            parse(&headers, &bytes, false),
-            Err(ApiError::WithMessage(ErrorCode::UnsupportedMediaType, _))
-        ));
+        let code = |r: Result<Option<Value>, ApiError>| message(r.unwrap_err()).0;
+        assert_eq!(
+            code(parse(&headers, &bytes, false)),
+            "UNSUPPORTED_MEDIA_TYPE"
+        );
         headers.insert("content-type", "text/plain".parse().unwrap());
-        assert!(matches!(
-            parse(&headers, &bytes, false),
-            Err(ApiError::WithMessage(ErrorCode::UnsupportedMediaType, _))
-        ));
+        assert_eq!(
+            code(parse(&headers, &bytes, false)),
+            "UNSUPPORTED_MEDIA_TYPE"
+        );
         headers.insert(
             "content-type",
             "application/json; charset=utf-8".parse().unwrap(),
         );
         assert_eq!(parse(&headers, &bytes, false).unwrap(), Some(json!({})));
         let broken = Bytes::from_static(b"{\"a\":");
-        assert!(matches!(
-            parse(&headers, &broken, false),
-            Err(ApiError::WithMessage(ErrorCode::BadRequest, _))
-        ));
+        assert_eq!(code(parse(&headers, &broken, false)), "BAD_REQUEST");
         headers.insert(
             "content-type",
             "application/x-www-form-urlencoded".parse().unwrap(),
         );
-        let form = Bytes::from_static(b"email=a%40b.co&rememberMe=false&name=true");
+        let form = Bytes::from_static(b"email=a%40b.co&rememberMe=false");
         assert_eq!(
             parse(&headers, &form, true).unwrap(),
-            Some(json!({"email": "a@b.co", "rememberMe": false, "name": "true"})),
-            "only rememberMe is a boolean"
+            Some(json!({"email": "a@b.co", "rememberMe": "false"}))
         );
         assert!(parse(&headers, &form, false).is_err());
     }

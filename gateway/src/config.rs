@@ -3,6 +3,8 @@
 use std::time::Duration;
 
 use gatehouse_kit::config::{Backends, ConfigError, Env};
+use gatehouse_kit::service::service_url;
+use gatehouse_proto::{identity, session};
 
 use crate::client_ip::IpNet;
 
@@ -55,10 +57,11 @@ pub struct RateLimitSettings {
     pub enabled: bool,
     /// `RATE_LIMIT_WINDOW` / `RATE_LIMIT_MAX` (default 10 s / 100): every path.
     pub default: Rule,
-    /// `RATE_LIMIT_SIGN_IN_WINDOW` / `RATE_LIMIT_SIGN_IN_MAX` (default 10 s / 3): paths starting
-    /// with /sign-in, /sign-up, /change-password, /change-email.
+    /// `RATE_LIMIT_SIGN_IN_WINDOW` / `RATE_LIMIT_SIGN_IN_MAX` (default 10 s / 3): routes
+    /// registered with [`RateRule::SignIn`](crate::policy::RateRule::SignIn).
     pub sign_in: Rule,
-    /// `RATE_LIMIT_EMAIL_WINDOW` / `RATE_LIMIT_EMAIL_MAX` (default 60 s / 3): paths that send mail.
+    /// `RATE_LIMIT_EMAIL_WINDOW` / `RATE_LIMIT_EMAIL_MAX` (default 60 s / 3): routes registered
+    /// with [`RateRule::Email`](crate::policy::RateRule::Email).
     pub email: Rule,
 }
 
@@ -115,8 +118,8 @@ impl GatewayConfig {
             base_url,
             trusted_origins,
             secret,
-            identity_url: env.string("IDENTITY_URL", "http://127.0.0.1:50051"),
-            session_url: env.string("SESSION_URL", "http://127.0.0.1:50052"),
+            identity_url: service_url(env, identity::NAME, identity::DEFAULT_LISTEN),
+            session_url: service_url(env, session::NAME, session::DEFAULT_LISTEN),
             backends: Backends::from_env(env)?,
             rate_limit: RateLimitSettings {
                 enabled: env.bool("RATE_LIMIT_ENABLED", true)?,

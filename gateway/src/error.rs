@@ -1,16 +1,15 @@
-//! The gateway's one error type and its mapping to better-auth's response shape
-//! `{"message", "code"}`. Service failures arrive as gRPC statuses carrying the machine code.
+//! The gateway's one error type and its rendering in better-auth's shape `{"message", "code"}`.
+//! A service's failure arrives whole (code, message, HTTP status) in its gRPC status, so any
+//! code renders without a lookup here.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use gatehouse_kit::ErrorCode;
+use gatehouse_kit::errors::{ErrorCode, Failure, base};
 
 #[derive(Debug)]
 pub enum ApiError {
-    /// A catalogued error with its standard message.
-    Code(ErrorCode),
-    /// A catalogued code with a specific message (validation details).
-    WithMessage(ErrorCode, String),
+    /// A catalogued failure, raised here or by a service.
+    Failure(Failure),
     /// No such route (or wrong method): 404 with an empty body, as better-call answers.
     NotFound,
     /// Rate limited: 429 with `X-Retry-After` in seconds.
@@ -19,28 +18,25 @@ pub enum ApiError {
 
 impl From<ErrorCode> for ApiError {
     fn from(code: ErrorCode) -> Self {
-        ApiError::Code(code)
+        ApiError::Failure(code.into())
+    }
+}
+
+impl From<Failure> for ApiError {
+    fn from(failure: Failure) -> Self {
+        ApiError::Failure(failure)
     }
 }
 
 impl From<tonic::Status> for ApiError {
     fn from(status: tonic::Status) -> Self {
-        let code = ErrorCode::from_status(&status);
-        match code {
-            ErrorCode::InternalServerError => {
-                tracing::error!(%status, "backend call failed");
-                ApiError::Code(code)
-            }
-            ErrorCode::ServiceUnavailable => {
-                tracing::warn!(%status, "backend service unavailable");
-                ApiError::Code(code)
-            }
-            // A tagged status: the service chose the message.
-            _ if status.message() != code.message() && !status.message().is_empty() => {
-                ApiError::WithMessage(code, status.message().to_string())
-            }
-            _ => ApiError::Code(code),
+        let failure = Failure::from_status(&status);
+        if failure.is(base::SERVICE_UNAVAILABLE) {
+            tracing::warn!(%status, "backend service unavailable");
+        } else if failure.is_server_error() {
+            tracing::error!(%status, "backend call failed");
         }
+        ApiError::Failure(failure)
     }
 }
 
@@ -54,31 +50,32 @@ pub fn json_body(status: StatusCode, body: String) -> Response {
 }
 
 /// better-auth's error body, `message` first.
-#[derive(serde::Serialize)]
-struct ErrorBody<'a> {
-    message: &'a str,
-    code: &'a str,
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// Human-readable English.
+    message: String,
+    /// The machine code, e.g. `INVALID_EMAIL_OR_PASSWORD`.
+    code: String,
 }
 
-fn error_body(code: ErrorCode, message: &str) -> String {
-    serde_json::to_string(&ErrorBody {
-        message,
-        code: code.code(),
+fn render(failure: &Failure) -> Response {
+    let body = serde_json::to_string(&ErrorBody {
+        message: failure.message().to_string(),
+        code: failure.code().to_string(),
     })
-    .unwrap_or_default()
+    .unwrap_or_default();
+    let status =
+        StatusCode::from_u16(failure.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_body(status, body)
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self {
-            ApiError::Code(code) => json_body(status_of(code), error_body(code, code.message())),
-            ApiError::WithMessage(code, message) => {
-                json_body(status_of(code), error_body(code, &message))
-            }
+            ApiError::Failure(failure) => render(&failure),
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::RateLimited { retry_after_secs } => {
-                let code = ErrorCode::TooManyRequests;
-                let mut response = json_body(status_of(code), error_body(code, code.message()));
+                let mut response = render(&base::TOO_MANY_REQUESTS.into());
                 response
                     .headers_mut()
                     .insert("x-retry-after", HeaderValue::from(retry_after_secs));
@@ -86,8 +83,4 @@ impl IntoResponse for ApiError {
             }
         }
     }
-}
-
-fn status_of(code: ErrorCode) -> StatusCode {
-    StatusCode::from_u16(code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }

@@ -1,6 +1,7 @@
 //! The gateway: better-auth's HTTP protocol at `/api/auth`, translated to the services' gRPC
-//! APIs. It owns cookies, origin checks, rate limits and request validation; the rules live in
-//! the services. `standalone` runs every service and the gateway in one process.
+//! APIs. It owns cookies, origin checks, rate limits, request validation and the OpenAPI
+//! document; the rules live in the services. A route is one handler and one registration line
+//! in its group (`routes/<group>.rs`), named like the proto service and the service folder.
 
 pub mod body;
 pub mod client_ip;
@@ -8,10 +9,15 @@ pub mod config;
 pub mod cookie_cache;
 pub mod cookies;
 pub mod error;
+pub mod extract;
+pub mod html;
+pub mod openapi;
 pub mod origin;
+pub mod policy;
 pub mod rate_limit;
+pub mod reply;
 pub mod routes;
-pub mod standalone;
+pub mod session_cookies;
 pub mod state;
 pub mod wire;
 
@@ -19,7 +25,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use gatehouse_kit::client::lazy_channel;
-use gatehouse_proto::identity::v1::identity_service_client::IdentityServiceClient;
+use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -39,12 +45,11 @@ pub enum GatewayError {
     Serve(#[from] std::io::Error),
 }
 
-/// Builds the router with lazily connected service clients (services may start later).
-pub fn app(config: GatewayConfig) -> Result<axum::Router, GatewayError> {
+/// The shared state with lazily connected service clients (services may start later).
+pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
     let cache = config.backends.cache()?;
-    let identity = IdentityServiceClient::new(lazy_channel(&config.identity_url)?);
-    let sessions = SessionServiceClient::new(lazy_channel(&config.session_url)?);
-    let state = state::AppState {
+    let identity = lazy_channel(&config.identity_url)?;
+    Ok(state::AppState {
         trusted: Arc::new(origin::TrustedOrigins::new(config.trusted_origins.clone())),
         cookies: Arc::new(cookies::CookieJar::new(&config.cookies)),
         rate_limiter: Arc::new(rate_limit::RateLimiter::new(
@@ -52,11 +57,15 @@ pub fn app(config: GatewayConfig) -> Result<axum::Router, GatewayError> {
             cache,
             config.backends.cache_timeout,
         )),
-        identity,
-        sessions,
+        email_password: EmailPasswordServiceClient::new(identity),
+        sessions: SessionServiceClient::new(lazy_channel(&config.session_url)?),
         config: Arc::new(config),
-    };
-    Ok(routes::router(state))
+    })
+}
+
+/// The whole HTTP surface.
+pub fn app(config: GatewayConfig) -> Result<axum::Router, GatewayError> {
+    Ok(routes::router(state(config)?))
 }
 
 /// Serves the gateway on `listener` until `shutdown` is cancelled, draining in-flight requests.

@@ -3,7 +3,7 @@
 //! that must be relative or on a trusted origin.
 
 use axum::http::HeaderMap;
-use gatehouse_kit::ErrorCode;
+use gatehouse_kit::errors::{ErrorCode, base};
 
 /// The trusted origins: exact origins (`https://app.example.com`) or wildcard patterns
 /// (`https://*.example.com`, `*.example.com`).
@@ -113,9 +113,9 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 fn check_origin_header(headers: &HeaderMap, trusted: &TrustedOrigins) -> Result<(), ErrorCode> {
     let origin = header(headers, "origin").or_else(|| header(headers, "referer"));
     match origin {
-        None | Some("null") => Err(ErrorCode::MissingOrNullOrigin),
+        None | Some("null") => Err(base::MISSING_OR_NULL_ORIGIN),
         Some(origin) if trusted.trusts_url(origin) => Ok(()),
-        Some(_) => Err(ErrorCode::InvalidOrigin),
+        Some(_) => Err(base::INVALID_ORIGIN),
     }
 }
 
@@ -137,7 +137,7 @@ pub fn check_request(
     let dest = header(headers, "sec-fetch-dest");
     if site.is_some() || mode.is_some() || dest.is_some() {
         if site == Some("cross-site") && mode == Some("navigate") {
-            return Err(ErrorCode::CrossSiteNavigationLoginBlocked);
+            return Err(base::CROSS_SITE_NAVIGATION_LOGIN_BLOCKED);
         }
         return check_origin_header(headers, trusted);
     }
@@ -211,15 +211,15 @@ mod tests {
         h.insert("cookie", "a=b".parse().unwrap());
         assert_eq!(
             check_request(&h, &t, false),
-            Err(ErrorCode::MissingOrNullOrigin)
+            Err(base::MISSING_OR_NULL_ORIGIN)
         );
         h.insert("origin", "null".parse().unwrap());
         assert_eq!(
             check_request(&h, &t, false),
-            Err(ErrorCode::MissingOrNullOrigin)
+            Err(base::MISSING_OR_NULL_ORIGIN)
         );
         h.insert("origin", "http://evil.com".parse().unwrap());
-        assert_eq!(check_request(&h, &t, false), Err(ErrorCode::InvalidOrigin));
+        assert_eq!(check_request(&h, &t, false), Err(base::INVALID_ORIGIN));
         h.insert("origin", "http://localhost:3000".parse().unwrap());
         assert_eq!(check_request(&h, &t, false), Ok(()));
     }
@@ -233,11 +233,11 @@ mod tests {
         h.insert("sec-fetch-mode", "navigate".parse().unwrap());
         assert_eq!(
             check_request(&h, &t, true),
-            Err(ErrorCode::CrossSiteNavigationLoginBlocked)
+            Err(base::CROSS_SITE_NAVIGATION_LOGIN_BLOCKED)
         );
         let mut h = HeaderMap::new();
         h.insert("origin", "http://evil.com".parse().unwrap());
-        assert_eq!(check_request(&h, &t, true), Err(ErrorCode::InvalidOrigin));
+        assert_eq!(check_request(&h, &t, true), Err(base::INVALID_ORIGIN));
         assert_eq!(check_request(&h, &t, false), Ok(()));
     }
 }

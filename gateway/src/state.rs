@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use gatehouse_kit::telemetry::TracedChannel;
-use gatehouse_proto::identity::v1::identity_service_client::IdentityServiceClient;
+use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
 use crate::config::GatewayConfig;
@@ -17,7 +17,7 @@ pub struct AppState {
     pub config: Arc<GatewayConfig>,
     pub trusted: Arc<TrustedOrigins>,
     pub cookies: Arc<CookieJar>,
-    pub identity: IdentityServiceClient<TracedChannel>,
+    pub email_password: EmailPasswordServiceClient<TracedChannel>,
     pub sessions: SessionServiceClient<TracedChannel>,
     pub rate_limiter: Arc<RateLimiter>,
 }

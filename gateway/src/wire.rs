@@ -6,7 +6,7 @@ use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct User {
     pub id: String,
@@ -32,7 +32,7 @@ impl From<identity_pb::User> for User {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     pub id: String,
@@ -61,21 +61,21 @@ impl From<session_pb::Session> for Session {
 }
 
 /// `GET /get-session` when signed in.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SessionWithUser {
     pub session: Session,
     pub user: User,
 }
 
 /// `POST /sign-up/email`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct SignUpResponse {
     pub token: Option<String>,
     pub user: User,
 }
 
 /// `POST /sign-in/email`: `url` only when a callbackURL was given.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct SignInResponse {
     pub redirect: bool,
     pub token: String,

@@ -4,35 +4,30 @@
 
 use std::time::Instant;
 
-use anyhow::Context;
-use clap::{Parser, Subcommand};
-use gatehouse_kit::config::{Backends, Env};
+use anyhow::Context as _;
+use clap::Command;
+use gatehouse_kit::config::Env;
 use gatehouse_kit::server::shutdown_on_signal;
+use gatehouse_kit::service::{Context, listen_var};
 use tokio::net::TcpListener;
 
-#[derive(Parser)]
-#[command(
-    name = "gatehouse",
-    version,
-    about = "Accounts, sessions and organizations, speaking better-auth's protocol"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Every service and the gateway in one process (the default).
-    Standalone,
-    /// The identity service alone (users, credentials).
-    Identity,
-    /// The session service alone.
-    Session,
-    /// The HTTP gateway alone (/api/auth).
-    Gateway,
-    /// Prints how long one argon2id password hash takes here (for capacity planning).
-    HashTiming,
+/// The command line: standalone, the gateway, one subcommand per service part, and tools.
+fn cli() -> Command {
+    let mut command = Command::new("gatehouse")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Accounts, sessions and organizations, speaking better-auth's protocol")
+        .subcommand(
+            Command::new("standalone")
+                .about("Every service and the gateway in one process (the default)"),
+        )
+        .subcommand(Command::new("gateway").about("The HTTP gateway alone (/api/auth)"))
+        .subcommand(Command::new("hash-timing").about(
+            "Prints how long one argon2id password hash takes here (for capacity planning)",
+        ));
+    for part in gatehouse::PARTS {
+        command = command.subcommand(Command::new(part.name()).about(part.about()));
+    }
+    command
 }
 
 /// The median wall time of nine runs of `work`, in milliseconds.
@@ -75,12 +70,19 @@ fn parallel_hash_ms(threads: usize) -> anyhow::Result<f64> {
 fn main() -> anyhow::Result<()> {
     return_large_allocations_to_the_os();
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let cli = Cli::parse();
+    let matches = cli().get_matches();
+    let command = matches
+        .subcommand_name()
+        .unwrap_or("standalone")
+        .to_string();
+    if command == "hash-timing" {
+        return hash_timing();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(run(cli.command.unwrap_or(Command::Standalone)))
+    runtime.block_on(run(&command))
 }
 
 /// Each argon2id hash allocates 19 MiB. glibc's adaptive mmap threshold would soon serve those
@@ -103,64 +105,53 @@ async fn listener(env: &Env, name: &str, default: &str) -> anyhow::Result<TcpLis
         .with_context(|| format!("{name}: cannot listen on {addr}"))
 }
 
-async fn run(command: Command) -> anyhow::Result<()> {
+async fn run(command: &str) -> anyhow::Result<()> {
     let env = Env::process();
     let data_dir = env.string("DATA_DIR", "./data");
-    let service = match command {
-        Command::Standalone => "standalone",
-        Command::Identity => "identity",
-        Command::Session => "session",
-        Command::Gateway => "gateway",
-        Command::HashTiming => "hash-timing",
-    };
-    let _telemetry = gatehouse_kit::telemetry::init(service, &env)?;
+    let _telemetry = gatehouse_kit::telemetry::init(command, &env)?;
     let shutdown = shutdown_on_signal();
     match command {
-        Command::Standalone => {
-            let running = gatehouse_gateway::standalone::start(&env, shutdown).await?;
+        "standalone" => {
+            let running = gatehouse::standalone::start(&env, shutdown).await?;
             println!(
                 "Gatehouse is running: http://{}/api/auth (data in {data_dir})",
                 running.gateway_addr
             );
             running.wait().await.map_err(anyhow::Error::msg)?;
         }
-        Command::Identity => {
-            let config = gatehouse_identity::IdentityConfig::from_env(&env, &data_dir)?;
-            let bus = Backends::from_env(&env)?.bus()?;
-            let listener = listener(&env, "IDENTITY_LISTEN", "127.0.0.1:50051").await?;
-            gatehouse_identity::run(config, bus, listener, shutdown).await?;
-        }
-        Command::Session => {
-            let config = gatehouse_session::SessionConfig::from_env(&env, &data_dir)?;
-            let backends = Backends::from_env(&env)?;
-            let (bus, cache) = (backends.bus()?, backends.cache()?);
-            let listener = listener(&env, "SESSION_LISTEN", "127.0.0.1:50052").await?;
-            gatehouse_session::run(config, bus, cache, listener, shutdown).await?;
-        }
-        Command::Gateway => {
+        "gateway" => {
             let config = gatehouse_gateway::GatewayConfig::from_env(&env, None)?;
             let listener = listener(&env, "GATEWAY_LISTEN", &config.listen.clone()).await?;
             gatehouse_gateway::run(config, listener, shutdown).await?;
         }
-        Command::HashTiming => {
-            // The service's own path: working memory reused, as while sign-ins keep coming.
-            let mut memory = gatehouse_identity::password::working_memory();
-            let warm = median_ms(|| {
-                gatehouse_identity::password::hash_with(&mut memory, "benchmark-password-123")
-            })?;
-            // A lone sign-in after an idle spell allocates its memory afresh.
-            let cold = median_ms(|| {
-                gatehouse_identity::password::hash_blocking("benchmark-password-123")
-            })?;
-            // One hash per core at once: what the machine can do in parallel (memory bandwidth
-            // is shared, so this is slower than `warm`; it bounds sign-in throughput).
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let parallel = parallel_hash_ms(cores)?;
-            println!("argon2id_ms={warm:.2}");
-            println!("argon2id_cold_ms={cold:.2}");
-            println!("argon2id_parallel_ms={parallel:.2}");
-            println!("parallel_hashes={cores}");
+        name => {
+            let part = gatehouse::part(name).with_context(|| format!("no part named {name}"))?;
+            let context = Context::from_env(env.clone())?;
+            let listener = listener(&env, &listen_var(name), part.default_listen()).await?;
+            part.run(context, listener, shutdown)
+                .await
+                .map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
         }
     }
+    Ok(())
+}
+
+/// `gatehouse hash-timing`.
+fn hash_timing() -> anyhow::Result<()> {
+    // The service's own path: working memory reused, as while sign-ins keep coming.
+    let mut memory = gatehouse_identity::password::working_memory();
+    let warm = median_ms(|| {
+        gatehouse_identity::password::hash_with(&mut memory, "benchmark-password-123")
+    })?;
+    // A lone sign-in after an idle spell allocates its memory afresh.
+    let cold = median_ms(|| gatehouse_identity::password::hash_blocking("benchmark-password-123"))?;
+    // One hash per core at once: what the machine can do in parallel (memory bandwidth is
+    // shared, so this is slower than `warm`; it bounds sign-in throughput).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parallel = parallel_hash_ms(cores)?;
+    println!("argon2id_ms={warm:.2}");
+    println!("argon2id_cold_ms={cold:.2}");
+    println!("argon2id_parallel_ms={parallel:.2}");
+    println!("parallel_hashes={cores}");
     Ok(())
 }

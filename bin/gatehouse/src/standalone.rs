@@ -2,15 +2,18 @@
 //! loopback, on SQLite files under `DATA_DIR`, with the in-memory bus and cache (unless URLs
 //! say otherwise). The same code as distributed mode, wired by configuration.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use gatehouse_kit::config::{Backends, ConfigError, Env};
+use gatehouse_gateway::GatewayConfig;
+use gatehouse_kit::config::{ConfigError, Env};
+use gatehouse_kit::service::{Context, ContextError, listen_var, url_var};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::GatewayConfig;
+use crate::PARTS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StandaloneError {
@@ -21,10 +24,8 @@ pub enum StandaloneError {
         what: String,
         source: std::io::Error,
     },
-    #[error("BUS_URL: {0}")]
-    Bus(#[from] gatehouse_kit::bus::BusError),
-    #[error("CACHE_URL: {0}")]
-    Cache(#[from] gatehouse_kit::cache::CacheError),
+    #[error(transparent)]
+    Context(#[from] ContextError),
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> StandaloneError {
@@ -35,28 +36,28 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> StandaloneError
 /// A running stack.
 pub struct Running {
     pub gateway_addr: SocketAddr,
-    pub identity_addr: SocketAddr,
-    pub session_addr: SocketAddr,
+    /// Where each service listens, by part name.
+    pub service_addrs: BTreeMap<&'static str, SocketAddr>,
     /// Cancel to stop everything (SIGTERM does).
     pub shutdown: CancellationToken,
     /// Cancelled by any part that stops on its own, so the rest follow it down.
     stopped: CancellationToken,
-    gateway: Part,
-    services: Vec<Part>,
+    gateway: Task,
+    services: Vec<Task>,
 }
 
-struct Part {
+struct Task {
     name: &'static str,
     token: CancellationToken,
     task: JoinHandle<Result<(), String>>,
 }
 
-impl Part {
+impl Task {
     fn spawn<F>(
         name: &'static str,
         stopped: &CancellationToken,
         run: impl FnOnce(CancellationToken) -> F,
-    ) -> Part
+    ) -> Task
     where
         F: std::future::Future<Output = Result<(), String>> + Send + 'static,
     {
@@ -69,7 +70,7 @@ impl Part {
             stopped.cancel();
             result
         });
-        Part { name, token, task }
+        Task { name, token, task }
     }
 
     async fn stop(self) -> Result<(), String> {
@@ -86,6 +87,11 @@ impl Part {
 }
 
 impl Running {
+    /// Where the service `name` listens.
+    pub fn addr(&self, name: &str) -> SocketAddr {
+        self.service_addrs[name]
+    }
+
     /// Runs until `shutdown` is cancelled or any part stops, then stops the gateway first (it
     /// drains its in-flight requests while the services still answer them), then the services.
     /// Returns the first failure, if any.
@@ -139,61 +145,57 @@ async fn bind(env: &Env, name: &str, default: &str) -> Result<TcpListener, Stand
         .map_err(io(format!("{name}: cannot listen on {addr}")))
 }
 
-/// Starts identity, session and the gateway; returns once all three are listening.
+/// Starts every part and the gateway; returns once all are listening.
 pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, StandaloneError> {
     let data_dir = env.string("DATA_DIR", "./data");
     std::fs::create_dir_all(&data_dir).map_err(io(format!("creating DATA_DIR {data_dir}")))?;
     let secret = load_or_create_secret(env, Path::new(&data_dir))?;
-    // One bus and one cache for every service in the process.
-    let backends = Backends::from_env(env)?;
-    let (bus, cache) = (backends.bus()?, backends.cache()?);
 
-    let identity_listener = bind(env, "IDENTITY_LISTEN", "127.0.0.1:50051").await?;
-    let session_listener = bind(env, "SESSION_LISTEN", "127.0.0.1:50052").await?;
-    let gateway_config = GatewayConfig::from_env(env, Some(secret))?;
-    let gateway_listener = bind(env, "GATEWAY_LISTEN", &gateway_config.listen).await?;
-    let identity_addr = identity_listener
-        .local_addr()
-        .map_err(io("identity address"))?;
-    let session_addr = session_listener
-        .local_addr()
-        .map_err(io("session address"))?;
+    // Each service's listener first, so every part can be told where the others are.
+    let mut listeners = Vec::new();
+    let mut service_addrs = BTreeMap::new();
+    let mut urls = Vec::new();
+    for part in PARTS {
+        let listener = bind(env, &listen_var(part.name()), part.default_listen()).await?;
+        let addr = listener
+            .local_addr()
+            .map_err(io(format!("{} address", part.name())))?;
+        service_addrs.insert(part.name(), addr);
+        urls.push((url_var(part.name()), format!("http://{addr}")));
+        listeners.push((*part, listener));
+    }
+    // One bus and one cache for every part in the process.
+    let context = Context::from_env(env.clone().with(urls))?;
+    let gateway_config = GatewayConfig::from_env(&context.env, Some(secret))?;
+    let gateway_listener = bind(env, "GATEWAY_LISTEN", &gateway_config.listen.clone()).await?;
     let gateway_addr = gateway_listener
         .local_addr()
         .map_err(io("gateway address"))?;
 
-    let identity_config = gatehouse_identity::IdentityConfig::from_env(env, &data_dir)?;
-    let mut session_config = gatehouse_session::SessionConfig::from_env(env, &data_dir)?;
-    session_config.identity_url = format!("http://{identity_addr}");
-    let mut gateway_config = gateway_config;
-    gateway_config.identity_url = format!("http://{identity_addr}");
-    gateway_config.session_url = format!("http://{session_addr}");
-
     let stopped = CancellationToken::new();
-    let identity_bus = bus.clone();
-    let identity = Part::spawn("identity", &stopped, |token| async move {
-        gatehouse_identity::run(identity_config, identity_bus, identity_listener, token)
+    let services = listeners
+        .into_iter()
+        .map(|(part, listener)| {
+            let context = context.clone();
+            Task::spawn(part.name(), &stopped, |token| async move {
+                part.run(context, listener, token)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        })
+        .collect();
+    let gateway = Task::spawn("gateway", &stopped, |token| async move {
+        gatehouse_gateway::run(gateway_config, gateway_listener, token)
             .await
             .map_err(|e| e.to_string())
     });
-    let session = Part::spawn("session", &stopped, |token| async move {
-        gatehouse_session::run(session_config, bus, cache, session_listener, token)
-            .await
-            .map_err(|e| e.to_string())
-    });
-    let gateway = Part::spawn("gateway", &stopped, |token| async move {
-        crate::run(gateway_config, gateway_listener, token)
-            .await
-            .map_err(|e| e.to_string())
-    });
-    tracing::info!(%gateway_addr, %identity_addr, %session_addr, data_dir, "standalone mode running");
+    tracing::info!(%gateway_addr, services = ?service_addrs, data_dir, "standalone mode running");
     Ok(Running {
         gateway_addr,
-        identity_addr,
-        session_addr,
+        service_addrs,
         shutdown,
         stopped,
         gateway,
-        services: vec![identity, session],
+        services,
     })
 }

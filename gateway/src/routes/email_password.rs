@@ -1,35 +1,131 @@
-//! `POST /sign-up/email` and `POST /sign-in/email`.
+//! The `email_password` group: `POST /sign-up/email` and `POST /sign-in/email`
+//! (`gatehouse.identity.v1.EmailPasswordService`).
 
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
-use gatehouse_kit::ErrorCode;
+use gatehouse_kit::errors::base;
 use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
 
-use super::{Meta, Reply};
-use crate::body::{self, Fields};
+use super::Group;
 use crate::error::ApiError;
-use crate::origin;
+use crate::extract::{Input, RequestMeta};
+use crate::openapi::{BodyErrors, ErrorBody};
+use crate::policy::{Policy, RateRule};
+use crate::reply::Reply;
+use crate::session_cookies;
 use crate::state::AppState;
-use crate::wire::{SessionWithUser, SignInResponse, SignUpResponse, User};
+use crate::wire::{SessionWithUser, SignInResponse, SignUpResponse};
 
-/// The checks every email+password POST passes, in better-auth's order: body parsing, the
-/// CSRF/origin rules (these routes accept plain form posts), then redirect targets.
-fn preflight(
-    state: &AppState,
-    meta: &Meta,
-    bytes: &Bytes,
-) -> Result<Option<serde_json::Value>, ApiError> {
-    let body = body::parse(&meta.headers, bytes, true)?;
-    origin::check_request(&meta.headers, &state.trusted, true)?;
-    body::check_redirect_fields(body.as_ref(), meta.query("callbackURL"), &state.trusted)?;
-    Ok(body)
+pub fn router() -> Group {
+    let login = Policy::DEFAULT.rate(RateRule::SignIn).form_login();
+    Group::new()
+        .route(routes!(sign_up), login)
+        .route(routes!(sign_in), login)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignUpBody {
+    name: String,
+    #[schema(format = Email)]
+    email: String,
+    #[schema(min_length = 1)]
+    password: String,
+    image: Option<String>,
+    /// Where the verification email's link sends the user (checked like every redirect
+    /// target; read once email verification exists).
+    #[serde(rename = "callbackURL")]
+    #[allow(dead_code)]
+    callback_url: Option<String>,
+    /// `false`: a one-day session held in browser-session cookies.
+    remember_me: Option<bool>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInBody {
+    email: String,
+    password: String,
+    /// Returned as `url` (and `Location`) for the client to navigate to.
+    #[serde(rename = "callbackURL")]
+    callback_url: Option<String>,
+    remember_me: Option<bool>,
+}
+
+/// Creates a user and signs them in.
+#[utoipa::path(post, path = "/sign-up/email", tag = "email_password", request_body(content((SignUpBody = "application/json"), (SignUpBody = "application/x-www-form-urlencoded"))),
+    responses((status = 200, body = SignUpResponse, description = "The new user and their session token; the session cookies are set"), (status = 422, body = ErrorBody, description = "`USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL`, `FAILED_TO_CREATE_USER`"), BodyErrors))]
+async fn sign_up(
+    State(state): State<AppState>,
+    Input { body, meta, .. }: Input<SignUpBody>,
+) -> Result<Reply, ApiError> {
+    let remember = body.remember_me.unwrap_or(true);
+    let user = state
+        .email_password
+        .clone()
+        .sign_up_email(identity_pb::SignUpEmailRequest {
+            name: body.name,
+            email: body.email,
+            password: body.password,
+            image: body.image,
+        })
+        .await?
+        .into_inner()
+        .user
+        .ok_or(base::FAILED_TO_CREATE_USER)?;
+    let data = start_session(&state, &meta, user, remember).await?;
+    let mut reply = Reply::json(&SignUpResponse {
+        token: Some(data.session.token.clone()),
+        user: data.user.clone(),
+    });
+    reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
+    Ok(reply)
+}
+
+/// Signs in with an email and a password.
+#[utoipa::path(post, path = "/sign-in/email", tag = "email_password", request_body(content((SignInBody = "application/json"), (SignInBody = "application/x-www-form-urlencoded"))),
+    responses((status = 200, body = SignInResponse, description = "The user and their session token; the session cookies are set"), (status = 401, body = ErrorBody, description = "`INVALID_EMAIL_OR_PASSWORD`"), BodyErrors))]
+async fn sign_in(
+    State(state): State<AppState>,
+    Input { body, meta, .. }: Input<SignInBody>,
+) -> Result<Reply, ApiError> {
+    let callback = body.callback_url.filter(|c| !c.is_empty());
+    let remember = body.remember_me.unwrap_or(true);
+    let user = state
+        .email_password
+        .clone()
+        .sign_in_email(identity_pb::SignInEmailRequest {
+            email: body.email,
+            password: body.password,
+        })
+        .await?
+        .into_inner()
+        .user
+        .ok_or(base::INVALID_EMAIL_OR_PASSWORD)?;
+    let data = start_session(&state, &meta, user, remember).await?;
+    let mut reply = Reply::json(&SignInResponse {
+        redirect: callback.is_some(),
+        token: data.session.token.clone(),
+        url: callback.clone(),
+        user: data.user.clone(),
+    });
+    if let Some(location) = callback.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        reply
+            .response
+            .headers_mut()
+            .insert(header::LOCATION, location);
+    }
+    reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
+    Ok(reply)
 }
 
 async fn start_session(
     state: &AppState,
-    meta: &Meta,
+    meta: &RequestMeta,
     user: identity_pb::User,
     remember: bool,
 ) -> Result<SessionWithUser, ApiError> {
@@ -38,94 +134,16 @@ async fn start_session(
         .clone()
         .create_session(session_pb::CreateSessionRequest {
             user_id: user.id.clone(),
-            ip_address: state.client_ip(meta),
+            ip_address: session_cookies::client_ip(state, meta),
             user_agent: meta.user_agent(),
             remember_me: remember,
         })
         .await?
         .into_inner()
         .session
-        .ok_or(ErrorCode::FailedToCreateSession)?;
+        .ok_or(base::FAILED_TO_CREATE_SESSION)?;
     Ok(SessionWithUser {
         session: session.into(),
         user: user.into(),
     })
-}
-
-pub async fn sign_up(
-    State(state): State<AppState>,
-    meta: Meta,
-    bytes: Bytes,
-) -> Result<Reply, ApiError> {
-    let body = preflight(&state, &meta, &bytes)?;
-    let mut fields = Fields::new(body.as_ref(), true);
-    let name = fields.required_string("name");
-    let email = fields.email("email");
-    let password = fields.non_empty_string("password");
-    let image = fields.optional_string("image");
-    fields.optional_string("callbackURL");
-    let remember = fields.optional_bool("rememberMe").unwrap_or(true);
-    fields.finish()?;
-
-    let user = state
-        .identity
-        .clone()
-        .sign_up_email(identity_pb::SignUpEmailRequest {
-            name,
-            email,
-            password,
-            image,
-        })
-        .await?
-        .into_inner()
-        .user
-        .ok_or(ErrorCode::FailedToCreateUser)?;
-    let data = start_session(&state, &meta, user, remember).await?;
-    let mut reply = Reply::json(&SignUpResponse {
-        token: Some(data.session.token.clone()),
-        user: data.user.clone(),
-    });
-    state.set_session_cookies(&mut reply, &meta, &data, remember);
-    Ok(reply)
-}
-
-pub async fn sign_in(
-    State(state): State<AppState>,
-    meta: Meta,
-    bytes: Bytes,
-) -> Result<Reply, ApiError> {
-    let body = preflight(&state, &meta, &bytes)?;
-    let mut fields = Fields::new(body.as_ref(), true);
-    let email = fields.required_string("email");
-    let password = fields.required_string("password");
-    let callback = fields
-        .optional_string("callbackURL")
-        .filter(|c| !c.is_empty());
-    let remember = fields.optional_bool("rememberMe").unwrap_or(true);
-    fields.finish()?;
-
-    let user = state
-        .identity
-        .clone()
-        .sign_in_email(identity_pb::SignInEmailRequest { email, password })
-        .await?
-        .into_inner()
-        .user
-        .ok_or(ErrorCode::InvalidEmailOrPassword)?;
-    let data = start_session(&state, &meta, user, remember).await?;
-    let user: User = data.user.clone();
-    let mut reply = Reply::json(&SignInResponse {
-        redirect: callback.is_some(),
-        token: data.session.token.clone(),
-        url: callback.clone(),
-        user,
-    });
-    if let Some(location) = callback.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        reply
-            .response
-            .headers_mut()
-            .insert(header::LOCATION, location);
-    }
-    state.set_session_cookies(&mut reply, &meta, &data, remember);
-    Ok(reply)
 }

@@ -1,29 +1,32 @@
-//! `GET /ok` (health) and `GET /error` (the page users land on when a flow fails).
+//! The `meta` group: `GET /ok` (health) and `GET /error` (the page users land on when a flow
+//! fails).
 
 use axum::Json;
 use axum::extract::State;
 use axum::response::Html;
+use utoipa_axum::routes;
 
-use super::Meta;
+use super::Group;
+use crate::extract::RequestMeta;
+use crate::html::escape_html;
+use crate::policy::Policy;
 use crate::state::AppState;
 
-pub async fn ok() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "ok": true }))
+pub fn router() -> Group {
+    Group::new()
+        .route(routes!(ok), Policy::DEFAULT)
+        .route(routes!(error_page), Policy::DEFAULT)
 }
 
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Ok {
+    ok: bool,
+}
+
+/// Health: answers `{"ok": true}` while the gateway serves.
+#[utoipa::path(get, path = "/ok", tag = "meta", responses((status = 200, body = Ok, description = "The gateway is serving")))]
+async fn ok() -> Json<Ok> {
+    Json(Ok { ok: true })
 }
 
 /// The error code shown: better-auth only echoes codes made of `'A-Za-z0-9_-`.
@@ -41,7 +44,12 @@ fn error_code(raw: Option<&str>) -> &str {
     }
 }
 
-pub async fn error_page(State(state): State<AppState>, meta: Meta) -> Html<String> {
+/// The page a browser lands on when a flow fails (`?error=CODE&error_description=…`).
+#[utoipa::path(get, path = "/error", tag = "meta",
+    params(("error" = Option<String>, Query, description = "The error code shown"),
+           ("error_description" = Option<String>, Query, description = "A sentence shown below it")),
+    responses((status = 200, content_type = "text/html", description = "An HTML page")))]
+async fn error_page(State(state): State<AppState>, meta: RequestMeta) -> Html<String> {
     let code = escape_html(error_code(meta.query("error")));
     let description = meta
         .query("error_description")

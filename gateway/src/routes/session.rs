@@ -1,34 +1,42 @@
-//! `GET /get-session` and `POST /sign-out`.
+//! The `session` group: `GET /get-session`, `POST /sign-out`, `GET /list-sessions`
+//! (`gatehouse.session.v1.SessionService`).
 
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
-use gatehouse_kit::ErrorCode;
+use gatehouse_kit::errors::base;
 use gatehouse_proto::session::v1 as session_pb;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
 
-use super::{Meta, Reply};
-use crate::body;
+use super::Group;
 use crate::cookie_cache;
-use crate::cookies;
 use crate::error::ApiError;
-use crate::origin;
+use crate::extract::{FreshSession, Input, NoInput, RequestMeta};
+use crate::openapi::{BodyErrors, ErrorBody, SessionErrors};
+use crate::policy::Policy;
+use crate::reply::Reply;
+use crate::session_cookies;
 use crate::state::AppState;
-use crate::wire::SessionWithUser;
+use crate::wire::{Session, SessionWithUser};
 
-/// get-session answers are never cached by browsers or proxies.
-fn no_store(mut reply: Reply) -> Response {
-    let headers = reply.response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
-    reply.into_response()
+pub fn router() -> Group {
+    Group::new()
+        .route(routes!(get_session, post_get_session), Policy::DEFAULT)
+        .route(routes!(sign_out), Policy::DEFAULT)
+        .route(routes!(list_sessions), Policy::DEFAULT)
 }
 
+/// The signed-in session and its user, or `null`.
+///
 /// better-auth's algorithm (§6.3): `null` without a valid cookie; the cookie cache when it is
 /// on and valid; otherwise the session service, which slides the expiry when due.
-pub async fn get_session(State(state): State<AppState>, meta: Meta) -> Result<Response, ApiError> {
-    let Some(token) = state.session_token(&meta) else {
-        return Ok(no_store(Reply::json(&serde_json::Value::Null)));
+#[utoipa::path(get, path = "/get-session", tag = "session",
+    params(("disableCookieCache" = Option<bool>, Query, description = "Read the session service even when the cookie cache is valid"),
+           ("disableRefresh" = Option<bool>, Query, description = "Do not slide the session's expiry")),
+    responses((status = 200, body = Option<SessionWithUser>, description = "The session and its user, or `null` when signed out"), (status = 429, body = ErrorBody, description = "`TOO_MANY_REQUESTS`"), (status = 503, body = ErrorBody, description = "`SERVICE_UNAVAILABLE`")))]
+async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result<Reply, ApiError> {
+    let Some(token) = session_cookies::token(&state, &meta) else {
+        return Ok(Reply::json(&serde_json::Value::Null).no_store());
     };
     let names = &state.cookies.names;
     let mut expire_cache_cookie = false;
@@ -39,14 +47,11 @@ pub async fn get_session(State(state): State<AppState>, meta: Meta) -> Result<Re
     if let Some(raw) = cache_cookie {
         let now = gatehouse_kit::ids::now().timestamp_millis();
         match cookie_cache::decode(&state.config.secret, &raw, &token, now) {
-            Some(body) => return Ok(no_store(Reply::raw_json(body))),
+            Some(body) => return Ok(Reply::raw_json(body).no_store()),
             None => expire_cache_cookie = true,
         }
     }
-    let dont_remember = meta
-        .cookie(&names.dont_remember)
-        .and_then(|raw| cookies::verify(&state.config.secret, &raw))
-        .is_some_and(|v| v == "true");
+    let dont_remember = session_cookies::dont_remember(&state, &meta);
     let found = state
         .sessions
         .clone()
@@ -58,10 +63,8 @@ pub async fn get_session(State(state): State<AppState>, meta: Meta) -> Result<Re
         .into_inner();
     let (Some(session), Some(user)) = (found.session, found.user) else {
         let mut reply = Reply::json(&serde_json::Value::Null);
-        for cookie in state.cookies.expire_session() {
-            reply.set_cookie(&cookie);
-        }
-        return Ok(no_store(reply));
+        reply.set_cookies(state.cookies.expire_session());
+        return Ok(reply.no_store());
     };
     let remember = session.remember_me && !dont_remember;
     let data = SessionWithUser {
@@ -73,36 +76,75 @@ pub async fn get_session(State(state): State<AppState>, meta: Meta) -> Result<Re
         reply.set_cookie(&state.cookies.expire(&names.session_data));
     }
     if found.refreshed {
-        state.set_session_cookies(&mut reply, &meta, &data, remember);
+        reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
     } else {
-        state.set_cookie_cache(&mut reply, &data, remember);
+        reply.set_cookies(session_cookies::cache(&state, &data, remember));
     }
-    Ok(no_store(reply))
+    Ok(reply.no_store())
 }
 
-/// POST is only for deferred refresh, which this server does not use.
-pub async fn post_get_session() -> ApiError {
-    ApiError::Code(ErrorCode::MethodNotAllowedDeferSessionRequired)
+/// Deferred session refresh, which this server does not use: always 405.
+#[utoipa::path(post, path = "/get-session", tag = "session",
+    responses((status = 405, body = ErrorBody, description = "`METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED`")))]
+async fn post_get_session() -> ApiError {
+    base::METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED.into()
 }
 
-pub async fn sign_out(
+/// Only used by OIDC RP-initiated logout (social sign-in); validated and documented now.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct SignOutBody {
+    /// Checked like every redirect target; used by OIDC logout.
+    #[serde(rename = "callbackURL")]
+    callback_url: Option<String>,
+    disable_redirect: Option<bool>,
+    state: Option<String>,
+}
+
+#[derive(serde::Serialize, ToSchema)]
+pub struct SignOutResponse {
+    success: bool,
+}
+
+/// Ends the caller's session (if any) and clears its cookies.
+#[utoipa::path(post, path = "/sign-out", tag = "session", request_body(content = Option<SignOutBody>, content_type = "application/json"),
+    responses((status = 200, body = SignOutResponse, description = "Signed out; the session cookies are cleared"), BodyErrors))]
+async fn sign_out(
     State(state): State<AppState>,
-    meta: Meta,
-    bytes: Bytes,
+    Input { meta, .. }: Input<SignOutBody>,
 ) -> Result<Reply, ApiError> {
-    let body = body::parse(&meta.headers, &bytes, false)?;
-    origin::check_request(&meta.headers, &state.trusted, false)?;
-    body::check_redirect_fields(body.as_ref(), meta.query("callbackURL"), &state.trusted)?;
-    if let Some(token) = state.session_token(&meta) {
+    if let Some(token) = session_cookies::token(&state, &meta) {
         state
             .sessions
             .clone()
             .revoke_session(session_pb::RevokeSessionRequest { token })
             .await?;
     }
-    let mut reply = Reply::json(&serde_json::json!({ "success": true }));
-    for cookie in state.cookies.expire_session() {
-        reply.set_cookie(&cookie);
-    }
+    let mut reply = Reply::json(&SignOutResponse { success: true });
+    reply.set_cookies(state.cookies.expire_session());
     Ok(reply)
+}
+
+/// The caller's unexpired sessions (each with its raw token). Requires a fresh session.
+#[utoipa::path(get, path = "/list-sessions", tag = "session",
+    responses((status = 200, body = Vec<Session>, description = "The caller's unexpired sessions"), SessionErrors))]
+async fn list_sessions(
+    State(state): State<AppState>,
+    Input {
+        auth: FreshSession(caller),
+        ..
+    }: Input<NoInput, FreshSession>,
+) -> Result<Reply, ApiError> {
+    let sessions = state
+        .sessions
+        .clone()
+        .list_sessions(session_pb::ListSessionsRequest {
+            user_id: caller.user.id,
+        })
+        .await?
+        .into_inner()
+        .sessions;
+    let sessions: Vec<Session> = sessions.into_iter().map(Into::into).collect();
+    Ok(Reply::json(&sessions))
 }

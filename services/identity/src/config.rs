@@ -1,13 +1,10 @@
-//! The identity service's settings (every one documented in the README).
+//! The identity service's own settings (every one documented in the README). Its database and
+//! listener come from kit's shared settings (`IDENTITY_DATABASE_URL`, `IDENTITY_LISTEN`).
 
 use gatehouse_kit::config::{ConfigError, Env};
 
 #[derive(Clone, Debug)]
 pub struct IdentityConfig {
-    /// `IDENTITY_DATABASE_URL`: `sqlite://…` or `postgres://…`.
-    pub database_url: String,
-    /// `IDENTITY_DATABASE_MAX_CONNECTIONS` (default 10).
-    pub database_max_connections: u32,
     /// `HASH_POOL_SIZE`: password hashes computed at once (default: the number of cores).
     /// Each argon2id hash holds 19 MiB while it runs.
     pub hash_pool_size: usize,
@@ -20,15 +17,10 @@ pub struct IdentityConfig {
 }
 
 impl IdentityConfig {
-    pub fn from_env(env: &Env, data_dir: &str) -> Result<Self, ConfigError> {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let hash_pool_size = env.parse("HASH_POOL_SIZE", cores)?.max(1);
         Ok(Self {
-            database_url: env.string(
-                "IDENTITY_DATABASE_URL",
-                &format!("sqlite://{data_dir}/identity.sqlite"),
-            ),
-            database_max_connections: env.parse("IDENTITY_DATABASE_MAX_CONNECTIONS", 10)?,
             hash_pool_size,
             hash_queue_limit: env.parse("HASH_QUEUE_LIMIT", 32 * hash_pool_size)?,
             password_min_length: env.parse("PASSWORD_MIN_LENGTH", 8)?,

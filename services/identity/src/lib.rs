@@ -1,17 +1,17 @@
-//! The identity service: users and the credentials they sign in with.
-//!
-//! `store` owns the tables, `password` the hashing pool, `domain` the rules (sign-up,
-//! sign-in), `grpc` the `gatehouse.identity.v1.IdentityService` API over them.
+//! The identity service: users and the credentials they sign in with. One folder per
+//! capability, each matching a proto service and a gateway route group of the same name:
+//! `user/` (UserService), `email_password/` (EmailPasswordService). `password` is the hashing
+//! pool they share; `convert` the one place domain types become proto messages.
 
 pub mod config;
-pub mod domain;
-pub mod grpc;
+pub mod convert;
+pub mod email_password;
+pub mod error;
 pub mod password;
-pub mod store;
+pub mod user;
 
-use gatehouse_kit::bus::Bus;
-use gatehouse_kit::db::{Db, Migrations};
-use gatehouse_kit::outbox;
+use gatehouse_kit::db::Migrations;
+use gatehouse_kit::service::{self, BoxError, Context, GrpcServices, Part, PartFuture};
 use sqlx::migrate::Migrator;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -26,39 +26,52 @@ pub const MIGRATIONS: Migrations = Migrations {
     postgres: &POSTGRES_MIGRATIONS,
 };
 
-/// Opens the database, starts the outbox relay and serves the gRPC API on `listener` until
-/// `shutdown` is cancelled.
-pub async fn run(
-    config: IdentityConfig,
-    bus: Bus,
-    listener: TcpListener,
-    shutdown: CancellationToken,
-) -> Result<(), RunError> {
-    let db = Db::connect(
-        &config.database_url,
-        config.database_max_connections,
-        &MIGRATIONS,
-    )
-    .await?;
-    let signal = outbox::spawn_relay(db.clone(), bus, shutdown.clone());
-    let store = store::IdentityStore::new(db.clone(), signal);
+pub use gatehouse_proto::identity::{DEFAULT_LISTEN, NAME};
+
+/// The identity service as a part of the `gatehouse` binary.
+pub struct Service;
+
+impl Part for Service {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn about(&self) -> &'static str {
+        "The identity service alone (users, credentials)"
+    }
+
+    fn default_listen(&self) -> &'static str {
+        DEFAULT_LISTEN
+    }
+
+    fn run(
+        &self,
+        context: Context,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> PartFuture {
+        Box::pin(async move {
+            service::serve(NAME, &MIGRATIONS, context, listener, shutdown, start).await?;
+            Ok(())
+        })
+    }
+}
+
+async fn start(
+    db: gatehouse_kit::db::Db,
+    context: Context,
+    _shutdown: CancellationToken,
+) -> Result<GrpcServices, BoxError> {
+    let config = IdentityConfig::from_env(&context.env)?;
+    tracing::info!(?config, "identity configuration");
     let hasher = password::Hasher::new(config.hash_pool_size, config.hash_queue_limit);
-    let identity = domain::Identity::new(
-        store,
+    let rules = email_password::EmailPassword::new(
+        db.clone(),
         hasher,
         config.password_min_length,
         config.password_max_length,
     );
-    let routes = tonic::service::Routes::new(grpc::server(identity));
-    gatehouse_kit::server::serve_grpc(listener, routes, grpc::SERVICE_NAME, shutdown).await?;
-    db.close().await;
-    Ok(())
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Db(#[from] gatehouse_kit::db::DbError),
-    #[error("serving: {0}")]
-    Serve(#[from] std::io::Error),
+    Ok(GrpcServices::new()
+        .serve(user::grpc::server(user::Users::new(db)))
+        .serve(email_password::grpc::server(rules)))
 }

@@ -77,6 +77,14 @@ impl Bus {
         }
     }
 
+    /// For the start-up log: the kind of bus and its URL without credentials.
+    pub fn describe(&self) -> String {
+        match self {
+            Bus::Memory(_) => "memory://".into(),
+            Bus::Amqp(amqp) => crate::config::redact_url(&amqp.url),
+        }
+    }
+
     /// In-process subscription (standalone mode); `None` for a broker-backed bus, whose
     /// consumers bind their own queues.
     pub fn subscribe_memory(&self) -> Option<broadcast::Receiver<Message>> {

@@ -57,6 +57,17 @@ impl Cache {
         }
     }
 
+    /// For the start-up log: the kind of cache and where, without credentials.
+    pub fn describe(&self) -> String {
+        match self {
+            Cache::Memory(_) => "memory://".into(),
+            Cache::Redis(redis) => {
+                let info = redis.client.get_connection_info();
+                format!("redis://{}", info.addr())
+            }
+        }
+    }
+
     pub async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, CacheError> {
         let result = match self {
             Cache::Memory(memory) => Ok(memory.get(key)),

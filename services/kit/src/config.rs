@@ -23,19 +23,24 @@ pub enum ConfigError {
     },
 }
 
-/// Reads settings from the process environment (or from a fixed map in tests).
+/// Reads settings from the process environment (or from a fixed map in tests), with overrides
+/// layered on top (standalone mode tells each part where the others listen this way).
 #[derive(Clone, Debug, Default)]
 pub struct Env {
-    overrides: Option<std::collections::HashMap<String, String>>,
+    overrides: std::collections::HashMap<String, String>,
+    process: bool,
 }
 
 impl Env {
     /// The process environment.
     pub fn process() -> Self {
-        Self { overrides: None }
+        Self {
+            overrides: Default::default(),
+            process: true,
+        }
     }
 
-    /// A fixed set of variables, for tests and for wiring services in one process.
+    /// A fixed set of variables, for tests.
     pub fn from_pairs<I, K, V>(pairs: I) -> Self
     where
         I: IntoIterator<Item = (K, V)>,
@@ -43,20 +48,30 @@ impl Env {
         V: Into<String>,
     {
         Self {
-            overrides: Some(
-                pairs
-                    .into_iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-            ),
+            overrides: Default::default(),
+            process: false,
         }
+        .with(pairs)
+    }
+
+    /// This environment with `pairs` taking precedence.
+    pub fn with<I, K, V>(mut self, pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.overrides
+            .extend(pairs.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
     }
 
     /// The raw value, if set and not empty.
     pub fn raw(&self, name: &str) -> Option<String> {
-        let value = match &self.overrides {
-            Some(map) => map.get(name).cloned(),
-            None => std::env::var(name).ok(),
+        let value = match self.overrides.get(name) {
+            Some(value) => Some(value.clone()),
+            None if self.process => std::env::var(name).ok(),
+            None => None,
         };
         value.filter(|v| !v.trim().is_empty())
     }

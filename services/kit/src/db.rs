@@ -1,14 +1,36 @@
-//! Storage: one pool type per backend, chosen by URL, with per-backend migrations applied at
-//! start. Each store writes its SQL once and runs it on whichever pool it holds through
-//! [`with_db!`](crate::with_db), so rows decode with native types on both backends (timestamptz
-//! and boolean on PostgreSQL, SQLite's own on SQLite).
+//! Storage that stores never see the backend of. A [`Db`] is a SQLite or PostgreSQL pool chosen
+//! by URL; a store writes each statement once and runs it through [`Query`]:
+//!
+//! ```ignore
+//! let user: Option<User> = query("SELECT … FROM users WHERE id = $1").bind(id).fetch_optional(&db).await?;
+//! let mut tx = db.begin().await?;
+//! query("INSERT …").bind(…).execute(&mut tx).await?;
+//! tx.enqueue(&event).await?;   // the outbox row commits with the change
+//! tx.commit().await?;          // and the relay is woken
+//! ```
+//!
+//! Values are bound through sea-query-sqlx to the pool in hand, so rows decode with native types
+//! on both backends (timestamptz and boolean on PostgreSQL, SQLite's own on SQLite). Dynamic
+//! statements (filters, sorting, paging) are built with sea-query and rendered per dialect by
+//! [`Db::build`]. kit's own migrations (the outbox) run with every service's.
 
+use std::borrow::Cow;
 use std::str::FromStr;
 use std::time::Duration;
 
+use sea_query::{PostgresQueryBuilder, QueryStatementBuilder, SqliteQueryBuilder, Value, Values};
+use sea_query_sqlx::SqlxValues;
 use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions, PgRow};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteRow,
+};
+use sqlx::{AssertSqlSafe, FromRow};
+
+use crate::outbox::{OutboxEvent, OutboxSignal};
+
+pub use sea_query;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -23,12 +45,39 @@ pub enum DbError {
     },
     #[error("migrations failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("a unique constraint was violated: {0}")]
+    UniqueViolation(#[source] sqlx::Error),
+    #[error("database: {0}")]
+    Query(#[source] sqlx::Error),
+}
+
+impl From<sqlx::Error> for DbError {
+    fn from(error: sqlx::Error) -> Self {
+        match &error {
+            sqlx::Error::Database(e) if e.is_unique_violation() => DbError::UniqueViolation(error),
+            _ => DbError::Query(error),
+        }
+    }
 }
 
 /// A service's migrations, one set per backend.
 pub struct Migrations {
     pub sqlite: &'static Migrator,
     pub postgres: &'static Migrator,
+}
+
+static KIT_SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
+static KIT_POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// kit's own tables (the outbox), applied with every service's migrations.
+pub const KIT_MIGRATIONS: Migrations = Migrations {
+    sqlite: &KIT_SQLITE,
+    postgres: &KIT_POSTGRES,
+};
+
+/// The two migration sets as one migrator (kit's versions are 9000 and up).
+fn combined(kit: &Migrator, service: &Migrator) -> Migrator {
+    Migrator::with_migrations(kit.iter().chain(service.iter()).cloned().collect())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,34 +87,29 @@ pub enum Backend {
 }
 
 #[derive(Clone, Debug)]
-pub enum Db {
+enum Pool {
     Sqlite(SqlitePool),
     Postgres(PgPool),
 }
 
-/// Runs one expression against whichever pool `db` holds: `with_db!(&db, pool => query.fetch_one(pool).await)`.
-/// The expression is compiled once per backend, so queries must bind values both drivers encode.
-#[macro_export]
-macro_rules! with_db {
-    ($db:expr, $pool:ident => $body:expr) => {
-        match $db {
-            $crate::db::Db::Sqlite($pool) => $body,
-            $crate::db::Db::Postgres($pool) => $body,
-        }
-    };
+/// A connection pool with its migrations applied, and the signal that wakes the outbox relay.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pool: Pool,
+    outbox: OutboxSignal,
 }
 
 impl Db {
-    /// Opens the pool for `url` and applies the service's migrations.
+    /// Opens the pool for `url` and applies kit's and the service's migrations.
     pub async fn connect(
         url: &str,
         max_connections: u32,
         migrations: &Migrations,
     ) -> Result<Self, DbError> {
-        let db = if url.starts_with("sqlite:") {
-            Db::Sqlite(open_sqlite(url, max_connections).await?)
+        let pool = if url.starts_with("sqlite:") {
+            Pool::Sqlite(open_sqlite(url, max_connections).await?)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Db::Postgres(
+            Pool::Postgres(
                 PgPoolOptions::new()
                     .max_connections(max_connections)
                     .acquire_timeout(Duration::from_secs(5))
@@ -76,22 +120,67 @@ impl Db {
         } else {
             return Err(DbError::UnsupportedUrl(crate::config::redact_url(url)));
         };
-        match &db {
-            Db::Sqlite(pool) => migrations.sqlite.run(pool).await?,
-            Db::Postgres(pool) => migrations.postgres.run(pool).await?,
+        match &pool {
+            Pool::Sqlite(pool) => combined(&KIT_SQLITE, migrations.sqlite).run(pool).await?,
+            Pool::Postgres(pool) => {
+                combined(&KIT_POSTGRES, migrations.postgres)
+                    .run(pool)
+                    .await?
+            }
         }
-        Ok(db)
+        Ok(Self {
+            pool,
+            outbox: OutboxSignal::default(),
+        })
     }
 
+    /// Which backend this is. Stores never ask; kit's introspection and tests do.
     pub fn backend(&self) -> Backend {
-        match self {
-            Db::Sqlite(_) => Backend::Sqlite,
-            Db::Postgres(_) => Backend::Postgres,
+        match self.pool {
+            Pool::Sqlite(_) => Backend::Sqlite,
+            Pool::Postgres(_) => Backend::Postgres,
         }
+    }
+
+    /// Starts a transaction. Events enqueued in it are published after it commits.
+    pub async fn begin(&self) -> Result<Tx, DbError> {
+        let inner = match &self.pool {
+            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin().await?),
+            Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+        };
+        Ok(Tx {
+            inner,
+            outbox: self.outbox.clone(),
+            enqueued: false,
+        })
+    }
+
+    /// Renders a sea-query statement in this backend's dialect, its values bound as `$n`.
+    pub fn build(&self, statement: &impl QueryStatementBuilder) -> Query {
+        build(self.backend(), statement)
+    }
+
+    /// Wakes this database's outbox relay (a transaction that enqueued events does it itself).
+    pub fn outbox_signal(&self) -> &OutboxSignal {
+        &self.outbox
     }
 
     pub async fn close(&self) {
-        with_db!(self, pool => pool.close().await)
+        match &self.pool {
+            Pool::Sqlite(pool) => pool.close().await,
+            Pool::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+fn build(backend: Backend, statement: &impl QueryStatementBuilder) -> Query {
+    let (sql, Values(args)) = match backend {
+        Backend::Sqlite => statement.build_any(&SqliteQueryBuilder),
+        Backend::Postgres => statement.build_any(&PostgresQueryBuilder),
+    };
+    Query {
+        sql: Cow::Owned(sql),
+        args,
     }
 }
 
@@ -115,4 +204,152 @@ async fn open_sqlite(url: &str, max_connections: u32) -> Result<SqlitePool, DbEr
         .connect_with(options)
         .await
         .map_err(DbError::Connect)
+}
+
+enum TxInner {
+    Sqlite(sqlx::Transaction<'static, sqlx::Sqlite>),
+    Postgres(sqlx::Transaction<'static, sqlx::Postgres>),
+}
+
+/// An open transaction; dropped without [`commit`](Tx::commit), it rolls back.
+pub struct Tx {
+    inner: TxInner,
+    outbox: OutboxSignal,
+    enqueued: bool,
+}
+
+impl Tx {
+    /// Writes an event to the outbox in this transaction: it is published only if the
+    /// transaction commits, and then at least once.
+    pub async fn enqueue(&mut self, event: &OutboxEvent) -> Result<(), DbError> {
+        crate::outbox::insert(event).execute(&mut *self).await?;
+        self.enqueued = true;
+        Ok(())
+    }
+
+    pub fn build(&self, statement: &impl QueryStatementBuilder) -> Query {
+        let backend = match self.inner {
+            TxInner::Sqlite(_) => Backend::Sqlite,
+            TxInner::Postgres(_) => Backend::Postgres,
+        };
+        build(backend, statement)
+    }
+
+    pub async fn commit(self) -> Result<(), DbError> {
+        match self.inner {
+            TxInner::Sqlite(tx) => tx.commit().await?,
+            TxInner::Postgres(tx) => tx.commit().await?,
+        }
+        if self.enqueued {
+            self.outbox.notify();
+        }
+        Ok(())
+    }
+}
+
+/// Where a [`Query`] runs: a pool (`&db`) or an open transaction (`&mut tx`).
+pub trait Executor: Send {
+    #[doc(hidden)]
+    fn target(&mut self) -> Target<'_>;
+}
+
+#[doc(hidden)]
+pub enum Target<'a> {
+    SqlitePool(&'a SqlitePool),
+    PgPool(&'a PgPool),
+    SqliteConn(&'a mut SqliteConnection),
+    PgConn(&'a mut PgConnection),
+}
+
+impl Executor for &Db {
+    fn target(&mut self) -> Target<'_> {
+        match &self.pool {
+            Pool::Sqlite(pool) => Target::SqlitePool(pool),
+            Pool::Postgres(pool) => Target::PgPool(pool),
+        }
+    }
+}
+
+impl Executor for &mut Tx {
+    fn target(&mut self) -> Target<'_> {
+        match &mut self.inner {
+            TxInner::Sqlite(tx) => Target::SqliteConn(tx),
+            TxInner::Postgres(tx) => Target::PgConn(tx),
+        }
+    }
+}
+
+/// A row type that decodes on both backends (`#[derive(sqlx::FromRow)]`, or a tuple).
+pub trait Row: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin {}
+impl<T> Row for T where T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin
+{}
+
+/// One SQL statement with its bound values. Write SQL both backends accept: `$1` placeholders,
+/// `RETURNING`, `ON CONFLICT`; no `ILIKE`, arrays or `now()` (times come from Rust).
+#[derive(Clone, Debug)]
+pub struct Query {
+    sql: Cow<'static, str>,
+    args: Vec<Value>,
+}
+
+/// A statement written once for both backends.
+pub fn query(sql: &'static str) -> Query {
+    Query {
+        sql: Cow::Borrowed(sql),
+        args: Vec::new(),
+    }
+}
+
+/// Runs `$body` with `$e` bound to whichever connection `$on` targets.
+macro_rules! dispatch {
+    ($on:expr, $query:expr, |$e:ident, $sql:ident, $args:ident| $body:expr) => {{
+        let Query { sql, args } = $query;
+        let $sql = AssertSqlSafe(sql);
+        let $args = SqlxValues(Values(args));
+        let result = match $on.target() {
+            Target::SqlitePool($e) => $body,
+            Target::PgPool($e) => $body,
+            Target::SqliteConn($e) => $body,
+            Target::PgConn($e) => $body,
+        };
+        result.map_err(DbError::from)
+    }};
+}
+
+impl Query {
+    /// Binds the next `$n`: strings, integers, booleans, `DateTime<Utc>`, and `Option`s of them.
+    pub fn bind(mut self, value: impl Into<Value>) -> Self {
+        self.args.push(value.into());
+        self
+    }
+
+    pub fn sql(&self) -> &str {
+        &self.sql
+    }
+
+    /// Rows affected.
+    pub async fn execute(self, mut on: impl Executor) -> Result<u64, DbError> {
+        dispatch!(on, self, |e, sql, args| sqlx::query_with(sql, args)
+            .execute(e)
+            .await
+            .map(|done| done.rows_affected()))
+    }
+
+    pub async fn fetch_one<T: Row>(self, mut on: impl Executor) -> Result<T, DbError> {
+        dispatch!(on, self, |e, sql, args| sqlx::query_as_with(sql, args)
+            .fetch_one(e)
+            .await)
+    }
+
+    pub async fn fetch_optional<T: Row>(self, mut on: impl Executor) -> Result<Option<T>, DbError> {
+        dispatch!(on, self, |e, sql, args| sqlx::query_as_with(sql, args)
+            .fetch_optional(e)
+            .await)
+    }
+
+    pub async fn fetch_all<T: Row>(self, mut on: impl Executor) -> Result<Vec<T>, DbError> {
+        dispatch!(on, self, |e, sql, args| sqlx::query_as_with(sql, args)
+            .fetch_all(e)
+            .await)
+    }
 }

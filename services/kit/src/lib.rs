@@ -1,7 +1,7 @@
 //! Gatehouse's shared runtime. Every service builds on the same pieces so that they behave the
 //! same way: configuration from the environment, telemetry, storage pools with migrations, a
 //! cache, an event bus fed by a transactional outbox, one listener serving gRPC + health +
-//! metrics, and the error catalogue that maps one status to gRPC, HTTP and better-auth's body.
+//! metrics, service start-up, and errors that travel whole from a service to the gateway.
 
 pub mod bus;
 pub mod cache;
@@ -12,9 +12,11 @@ pub mod errors;
 pub mod ids;
 pub mod outbox;
 pub mod server;
+pub mod service;
 pub mod telemetry;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod validate;
 
-pub use errors::ErrorCode;
+pub use errors::{ErrorCode, Failure};
 pub use sqlx;

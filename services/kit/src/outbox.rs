@@ -1,10 +1,9 @@
 //! The transactional outbox. A service inserts its events in the same transaction as the state
-//! change that causes them ([`enqueue!`](crate::enqueue)); the relay publishes unpublished rows
-//! in order, with broker confirmation, and only then marks them published. A broker outage
-//! delays events; it never loses them. Delivery is at-least-once: consumers dedupe on `id`.
-//!
-//! Every service's migrations create the table:
-//! `outbox(id TEXT PRIMARY KEY, topic TEXT, payload TEXT, headers TEXT, created_at, published_at)`.
+//! change that causes them ([`Tx::enqueue`](crate::db::Tx::enqueue)); the relay publishes
+//! unpublished rows in order, with broker confirmation, and only then marks them published. A
+//! broker outage delays events; it never loses them. Delivery is at-least-once: consumers
+//! dedupe on `id`. The table is kit's (`migrations/*/9001_outbox.sql`), created in every
+//! service's database with its own migrations.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,11 +15,8 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::{Bus, Message};
-use crate::db::Db;
-use crate::{ids, telemetry, with_db};
-
-pub const INSERT_SQL: &str =
-    "INSERT INTO outbox (id, topic, payload, headers, created_at) VALUES ($1, $2, $3, $4, $5)";
+use crate::db::{Db, Query, query};
+use crate::{ids, telemetry};
 
 const BATCH: i64 = 100;
 const IDLE_POLL: Duration = Duration::from_secs(1);
@@ -60,26 +56,20 @@ impl OutboxEvent {
     }
 }
 
-/// Inserts an [`OutboxEvent`] with the given executor (usually the open transaction):
-/// `enqueue!(&mut *tx, event)?`.
-#[macro_export]
-macro_rules! enqueue {
-    ($executor:expr, $event:expr) => {{
-        let event: &$crate::outbox::OutboxEvent = &$event;
-        $crate::sqlx::query($crate::outbox::INSERT_SQL)
-            .bind(&event.id)
-            .bind(&event.topic)
-            .bind(&event.payload)
-            .bind(&event.headers)
-            .bind(event.created_at)
-            .execute($executor)
-            .await
-            .map(|_| ())
-    }};
+/// The statement that writes `event` (run by [`Tx::enqueue`](crate::db::Tx::enqueue)).
+pub(crate) fn insert(event: &OutboxEvent) -> Query {
+    query(
+        "INSERT INTO outbox (id, topic, payload, headers, created_at) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(event.id.as_str())
+    .bind(event.topic.as_str())
+    .bind(event.payload.as_str())
+    .bind(event.headers.as_str())
+    .bind(event.created_at)
 }
 
 /// Wakes the relay right after a commit, so events go out without waiting for the poll.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct OutboxSignal(Arc<Notify>);
 
 impl OutboxSignal {
@@ -97,9 +87,8 @@ struct PendingRow {
 }
 
 /// Starts the relay for one service's outbox; it stops when `shutdown` is cancelled.
-pub fn spawn_relay(db: Db, bus: Bus, shutdown: CancellationToken) -> OutboxSignal {
-    let signal = OutboxSignal::default();
-    let wake = signal.clone();
+pub fn spawn_relay(db: Db, bus: Bus, shutdown: CancellationToken) {
+    let wake = db.outbox_signal().clone();
     tokio::spawn(async move {
         let mut backoff = Duration::from_millis(100);
         let mut last_cleanup = std::time::Instant::now();
@@ -133,24 +122,23 @@ pub fn spawn_relay(db: Db, bus: Bus, shutdown: CancellationToken) -> OutboxSigna
         }
         tracing::debug!("outbox relay stopped");
     });
-    signal
 }
 
 #[derive(Debug, thiserror::Error)]
 enum RelayError {
     #[error("outbox read/write: {0}")]
-    Db(#[from] sqlx::Error),
+    Db(#[from] crate::db::DbError),
     #[error("publish: {0}")]
     Bus(#[from] crate::bus::BusError),
 }
 
 async fn relay_batch(db: &Db, bus: &Bus) -> Result<usize, RelayError> {
-    let rows: Vec<PendingRow> = with_db!(db, pool => sqlx::query_as(
+    let rows: Vec<PendingRow> = query(
         "SELECT id, topic, payload, headers FROM outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1",
     )
     .bind(BATCH)
-    .fetch_all(pool)
-    .await)?;
+    .fetch_all(db)
+    .await?;
     let count = rows.len();
     for row in rows {
         let headers: BTreeMap<String, String> =
@@ -162,30 +150,29 @@ async fn relay_batch(db: &Db, bus: &Bus) -> Result<usize, RelayError> {
             headers,
         })
         .await?;
-        with_db!(db, pool => sqlx::query("UPDATE outbox SET published_at = $1 WHERE id = $2")
+        query("UPDATE outbox SET published_at = $1 WHERE id = $2")
             .bind(ids::now())
-            .bind(&row.id)
-            .execute(pool)
-            .await
-            .map(|done| done.rows_affected()))?;
+            .bind(row.id.as_str())
+            .execute(db)
+            .await?;
         metrics::counter!("outbox_published_total", "topic" => row.topic).increment(1);
     }
     Ok(count)
 }
 
-async fn delete_old(db: &Db) -> Result<(), sqlx::Error> {
+async fn delete_old(db: &Db) -> Result<(), crate::db::DbError> {
     let cutoff = ids::now() - RETENTION;
-    with_db!(db, pool => sqlx::query("DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1")
+    query("DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1")
         .bind(cutoff)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
+        .execute(db)
+        .await?;
     Ok(())
 }
 
 /// How many events wait to be published (for tests and health reporting).
-pub async fn pending(db: &Db) -> Result<i64, sqlx::Error> {
-    with_db!(db, pool => sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE published_at IS NULL")
-        .fetch_one(pool)
-        .await)
+pub async fn pending(db: &Db) -> Result<i64, crate::db::DbError> {
+    let (count,): (i64,) = query("SELECT COUNT(*) FROM outbox WHERE published_at IS NULL")
+        .fetch_one(db)
+        .await?;
+    Ok(count)
 }

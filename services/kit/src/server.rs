@@ -68,27 +68,29 @@ pub fn no_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)>
     listener.tap_io(set as fn(&mut TcpStream))
 }
 
-/// Serves a gRPC service (plus health and metrics) on `listener` until `shutdown` is cancelled.
+/// Serves gRPC services (plus health and metrics) on `listener` until `shutdown` is cancelled.
 pub async fn serve_grpc(
     listener: TcpListener,
-    routes: tonic::service::Routes,
-    service_name: &'static str,
+    services: crate::service::GrpcServices,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter
-        .set_service_status(service_name, tonic_health::ServingStatus::Serving)
-        .await;
+    for name in &services.names {
+        health_reporter
+            .set_service_status(*name, tonic_health::ServingStatus::Serving)
+            .await;
+    }
     health_reporter
         .set_service_status("", tonic_health::ServingStatus::Serving)
         .await;
-    let router = routes
+    let router = services
+        .routes
         .add_service(health_service)
         .into_axum_router()
         .merge(metrics_router())
         .layer(axum::middleware::from_fn(trace_request));
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, service = service_name, "serving gRPC, health and /metrics");
+    tracing::info!(%addr, services = ?services.names, "serving gRPC, health and /metrics");
     axum::serve(no_delay(listener), router)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await

@@ -1,15 +1,13 @@
-//! The session service's settings (every one documented in the README).
+//! The session service's own settings (every one documented in the README). Its database and
+//! listener come from kit's shared settings (`SESSION_DATABASE_URL`, `SESSION_LISTEN`).
 
 use std::time::Duration;
 
 use gatehouse_kit::config::{ConfigError, Env};
+use gatehouse_kit::service::service_url;
 
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
-    /// `SESSION_DATABASE_URL`: `sqlite://…` or `postgres://…`.
-    pub database_url: String,
-    /// `SESSION_DATABASE_MAX_CONNECTIONS` (default 10).
-    pub database_max_connections: u32,
     /// `IDENTITY_URL`: where users are read from.
     pub identity_url: String,
     pub lifetimes: Lifetimes,
@@ -33,14 +31,10 @@ pub struct Lifetimes {
 }
 
 impl SessionConfig {
-    pub fn from_env(env: &Env, data_dir: &str) -> Result<Self, ConfigError> {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        use gatehouse_proto::identity;
         Ok(Self {
-            database_url: env.string(
-                "SESSION_DATABASE_URL",
-                &format!("sqlite://{data_dir}/session.sqlite"),
-            ),
-            database_max_connections: env.parse("SESSION_DATABASE_MAX_CONNECTIONS", 10)?,
-            identity_url: env.string("IDENTITY_URL", "http://127.0.0.1:50051"),
+            identity_url: service_url(env, identity::NAME, identity::DEFAULT_LISTEN),
             lifetimes: Lifetimes {
                 expires_in: env.seconds("SESSION_EXPIRES_IN", 604_800)?,
                 update_age: env.seconds("SESSION_UPDATE_AGE", 86_400)?,

@@ -1,15 +1,17 @@
 //! /api/auth end to end over HTTP: the whole stack in-process (gateway → gRPC → services →
 //! SQLite), checked against better-auth's wire behaviour.
 
-mod common;
-
-use common::{PASSWORD, Stack, unique_email};
-use gatehouse_kit::with_db;
+use crate::common::{PASSWORD, Stack, unique_email};
+use gatehouse_kit::db::query;
 use serde_json::json;
 
 async fn count_users(stack: &Stack) -> i64 {
     let db = stack.identity_db().await;
-    with_db!(&db, pool => sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM users").fetch_one(pool).await).unwrap()
+    query("SELECT COUNT(*) FROM users")
+        .fetch_one::<(i64,)>(&db)
+        .await
+        .unwrap()
+        .0
 }
 
 #[tokio::test]
@@ -527,7 +529,11 @@ async fn the_cookie_cache_answers_without_the_backend_until_bypassed() {
 
     // Remove the session behind the gateway's back: only the cookie cache still knows it.
     let db = stack.session_db().await;
-    with_db!(&db, pool => sqlx::query("DELETE FROM sessions WHERE token = $1").bind(&token).execute(pool).await.map(|_| ())).unwrap();
+    query("DELETE FROM sessions WHERE token = $1")
+        .bind(token.as_str())
+        .execute(&db)
+        .await
+        .unwrap();
     let cached = stack.get("/get-session", Some(&jar)).await;
     assert_eq!(
         cached.json()["session"]["token"],

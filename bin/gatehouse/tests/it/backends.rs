@@ -3,13 +3,11 @@
 //! unreachable, with the cache trusted again (and no revoked session resurrected) once it is
 //! back. Outages are made with a TCP proxy that cuts and restores the connection.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{PASSWORD, RABBITMQ, Stack, unique_email, user_created_events, wait_for_user};
+use crate::common::{PASSWORD, RABBITMQ, Stack, unique_email, user_created_events, wait_for_user};
+use gatehouse_kit::db::query;
 use gatehouse_kit::testing::{ToggleProxy, eventually};
-use gatehouse_kit::with_db;
 use prost::Message as _;
 use serde_json::json;
 
@@ -185,6 +183,9 @@ async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
     );
 
     let db = stack.session_db().await;
-    let rows: i64 = with_db!(&db, pool => sqlx::query_scalar("SELECT COUNT(*) FROM sessions").fetch_one(pool).await).unwrap();
+    let (rows,): (i64,) = query("SELECT COUNT(*) FROM sessions")
+        .fetch_one(&db)
+        .await
+        .unwrap();
     assert_eq!(rows, 1);
 }

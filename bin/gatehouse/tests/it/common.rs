@@ -1,8 +1,6 @@
 //! A whole Gatehouse stack in the test process (standalone wiring: real gRPC over loopback),
 //! plus an HTTP client that speaks to it like a browser would.
 
-#![allow(dead_code)]
-
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -34,6 +32,7 @@ pub struct Stack {
 impl Drop for Stack {
     fn drop(&mut self) {
         self.shutdown.cancel();
+        let _ = std::fs::remove_dir_all(&self.data_dir);
     }
 }
 
@@ -75,11 +74,11 @@ impl Stack {
         let env = Env::from_pairs(vars);
         let _ = gatehouse_kit::telemetry::init("test", &Env::from_pairs([("RUST_LOG", "warn")]));
         let shutdown = CancellationToken::new();
-        let running = gatehouse_gateway::standalone::start(&env, shutdown.clone())
+        let running = gatehouse::standalone::start(&env, shutdown.clone())
             .await
             .expect("standalone stack starts");
         let base = format!("http://{}/api/auth", running.gateway_addr);
-        let (identity_addr, session_addr) = (running.identity_addr, running.session_addr);
+        let (identity_addr, session_addr) = (running.addr("identity"), running.addr("session"));
         tokio::spawn(running.wait());
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -175,7 +174,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    async fn from(response: reqwest::Response) -> Reply {
+    pub async fn from(response: reqwest::Response) -> Reply {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let text = response.text().await.unwrap_or_default();

@@ -1,11 +1,9 @@
 //! When a backend service is unreachable the gateway answers 503 with a clear body, and it
 //! recovers by itself when the service returns.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Stack, unique_email};
+use crate::common::{Stack, unique_email};
 use gatehouse_kit::config::Env;
 use gatehouse_kit::testing::{ToggleProxy, eventually};
 use tokio_util::sync::CancellationToken;
@@ -66,7 +64,7 @@ async fn a_missing_session_service_is_a_503_until_it_returns() {
 
 #[tokio::test]
 async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
-    common::install_crypto();
+    crate::common::install_crypto();
     let data_dir =
         std::env::temp_dir().join(format!("gatehouse-e2e-{}", gatehouse_kit::ids::new_id()));
     let base = |extra: (&str, &str)| {
@@ -84,7 +82,7 @@ async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
         "IDENTITY_DATABASE_URL",
         "postgres://postgres@127.0.0.1:1/nowhere",
     ));
-    let running = gatehouse_gateway::standalone::start(&broken, CancellationToken::new())
+    let running = gatehouse::standalone::start(&broken, CancellationToken::new())
         .await
         .unwrap();
     let outcome = tokio::time::timeout(Duration::from_secs(20), running.wait())
@@ -95,10 +93,9 @@ async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
 
     // Asked to stop: everything stops cleanly.
     let shutdown = CancellationToken::new();
-    let running =
-        gatehouse_gateway::standalone::start(&base(("RUST_LOG", "warn")), shutdown.clone())
-            .await
-            .unwrap();
+    let running = gatehouse::standalone::start(&base(("RUST_LOG", "warn")), shutdown.clone())
+        .await
+        .unwrap();
     shutdown.cancel();
     let outcome = tokio::time::timeout(Duration::from_secs(10), running.wait()).await;
     assert_eq!(outcome.expect("stops"), Ok(()));

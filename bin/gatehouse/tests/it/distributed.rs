@@ -2,13 +2,12 @@
 //! binary, on PostgreSQL, Redis and RabbitMQ, with one sign-up / sign-in / get-session through
 //! the gateway.
 
-mod common;
-
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{PASSWORD, install_crypto, unique_email};
-use gatehouse_kit::testing::fresh_postgres_url;
+use crate::common::{PASSWORD, install_crypto, unique_email};
+use gatehouse_kit::db::Backend;
+use gatehouse_kit::testing::TestDb;
 use serde_json::json;
 use tokio::process::{Child, Command};
 
@@ -60,10 +59,20 @@ impl Process {
     }
 }
 
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
 #[tokio::test]
 async fn three_processes_on_postgres_redis_and_rabbitmq() {
     install_crypto();
     let (identity_port, session_port, gateway_port) = (free_port(), free_port(), free_port());
+    let (identity_db, session_db) = (
+        TestDb::new(Backend::Postgres).await,
+        TestDb::new(Backend::Postgres).await,
+    );
     let identity_url = format!("http://127.0.0.1:{identity_port}");
     let base_url = format!("http://localhost:{gateway_port}");
     let shared = [
@@ -81,14 +90,14 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
             "identity",
             &with(vec![
                 ("IDENTITY_LISTEN", format!("127.0.0.1:{identity_port}")),
-                ("IDENTITY_DATABASE_URL", fresh_postgres_url().await),
+                ("IDENTITY_DATABASE_URL", identity_db.url.clone()),
             ]),
         ),
         Process::spawn(
             "session",
             &with(vec![
                 ("SESSION_LISTEN", format!("127.0.0.1:{session_port}")),
-                ("SESSION_DATABASE_URL", fresh_postgres_url().await),
+                ("SESSION_DATABASE_URL", session_db.url.clone()),
                 ("IDENTITY_URL", identity_url.clone()),
             ]),
         ),

@@ -1,8 +1,6 @@
 //! What operators watch: Prometheus `/metrics` on every listener and the gRPC health service.
 
-mod common;
-
-use common::{Stack, unique_email};
+use crate::common::{Stack, unique_email};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -57,7 +55,7 @@ async fn metrics_and_health_are_served() {
     );
     let named = identity
         .check(HealthCheckRequest {
-            service: "gatehouse.identity.v1.IdentityService".into(),
+            service: "gatehouse.identity.v1.UserService".into(),
         })
         .await
         .unwrap();

@@ -2,11 +2,9 @@
 //! gRPC metadata into the identity service, is stored with the outbox event, and reaches
 //! RabbitMQ as AMQP headers. Its own test binary, because exporting is process-wide.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{PASSWORD, RABBITMQ, Stack, unique_email, user_created_events, wait_for_user};
+use crate::common::{PASSWORD, RABBITMQ, Stack, unique_email, user_created_events, wait_for_user};
 use gatehouse_kit::config::Env;
 use serde_json::json;
 

@@ -21,13 +21,3 @@ CREATE TABLE accounts (
     UNIQUE (provider_id, account_id)
 );
 CREATE INDEX accounts_user_id ON accounts (user_id);
-
-CREATE TABLE outbox (
-    id TEXT PRIMARY KEY,
-    topic TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    headers TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    published_at TEXT
-);
-CREATE INDEX outbox_unpublished ON outbox (created_at) WHERE published_at IS NULL;

@@ -1,22 +1,32 @@
-//! The identity store and rules, on SQLite and on PostgreSQL.
+//! Sign-up and sign-in rules and their store, on SQLite and on PostgreSQL.
 
 use gatehouse_identity::MIGRATIONS;
-use gatehouse_identity::domain::{Identity, SignUp};
+use gatehouse_identity::email_password::store::{self, CreateError, NewUser};
+use gatehouse_identity::email_password::{EmailPassword, SignUp};
+use gatehouse_identity::error::IdentityError;
 use gatehouse_identity::password::Hasher;
-use gatehouse_identity::store::{IdentityStore, NewUser, StoreError};
-use gatehouse_kit::db::Db;
-use gatehouse_kit::outbox::OutboxSignal;
-use gatehouse_kit::testing::fresh_databases;
-use gatehouse_kit::{ErrorCode, with_db};
+use gatehouse_identity::user::Users;
+use gatehouse_kit::db::{Backend, Db, query};
+use gatehouse_kit::errors::{ErrorCode, base};
+use gatehouse_kit::testing::TestDb;
+use rstest::rstest;
 
-async fn identity_on(url: &str) -> Identity {
-    let db = Db::connect(url, 4, &MIGRATIONS).await.expect("database");
-    Identity::new(
-        IdentityStore::new(db, OutboxSignal::default()),
-        Hasher::new(2, 64),
-        8,
-        128,
-    )
+struct Setup {
+    rules: EmailPassword,
+    users: Users,
+    db: Db,
+    _database: TestDb,
+}
+
+async fn setup(backend: Backend) -> Setup {
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&MIGRATIONS).await;
+    Setup {
+        rules: EmailPassword::new(db.clone(), Hasher::new(2, 64), 8, 128),
+        users: Users::new(db.clone()),
+        db,
+        _database: database,
+    }
 }
 
 async fn count(db: &Db, table: &str) -> i64 {
@@ -25,7 +35,20 @@ async fn count(db: &Db, table: &str) -> i64 {
         "accounts" => "SELECT COUNT(*) FROM accounts",
         _ => "SELECT COUNT(*) FROM outbox WHERE published_at IS NULL",
     };
-    with_db!(db, pool => sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await).expect("count")
+    let (n,): (i64,) = query(sql).fetch_one(db).await.expect("count");
+    n
+}
+
+/// The code a refusal carries.
+fn refused<T: std::fmt::Debug>(result: Result<T, IdentityError>) -> String {
+    match result {
+        Err(IdentityError::Refused(failure)) => failure.code().to_string(),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+fn code(c: ErrorCode) -> String {
+    c.code().to_string()
 }
 
 fn sign_up(email: &str, password: &str) -> SignUp {
@@ -37,12 +60,16 @@ fn sign_up(email: &str, password: &str) -> SignUp {
     }
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event() {
-    for (backend, url) in fresh_databases().await {
-        let identity = identity_on(&url).await;
-        let user = identity
-            .sign_up_email(sign_up("Alice@Example.COM", "Correct-Horse-9"))
+async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event(#[case] backend: Backend) {
+    {
+        let t = setup(backend).await;
+        let user = t
+            .rules
+            .sign_up(sign_up("Alice@Example.COM", "Correct-Horse-9"))
             .await
             .unwrap_or_else(|e| panic!("{backend:?}: {e:?}"));
         assert_eq!(user.email, "alice@example.com", "{backend:?}");
@@ -50,16 +77,17 @@ async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event() {
         assert_eq!(user.id.len(), 32);
         assert_eq!(user.created_at, user.updated_at);
 
-        let db = identity.store().db();
+        let db = &t.db;
         assert_eq!(count(db, "accounts").await, 1, "{backend:?}");
         assert_eq!(
             count(db, "outbox").await,
             1,
             "{backend:?}: user.created waits in the outbox"
         );
-        let (topic, payload): (String, String) = with_db!(db, pool => sqlx::query_as(
-            "SELECT topic, payload FROM outbox").fetch_one(pool).await)
-        .unwrap();
+        let (topic, payload): (String, String) = query("SELECT topic, payload FROM outbox")
+            .fetch_one(db)
+            .await
+            .unwrap();
         assert_eq!(topic, "user.created");
         let payload: serde_json::Value = serde_json::from_str(&payload).unwrap();
         assert_eq!(payload["type"], "user.created");
@@ -70,15 +98,13 @@ async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event() {
             "no hash leaves the service"
         );
 
-        let stored = identity.store().get_user(&user.id).await.unwrap();
+        let stored = t.users.get(&user.id).await.ok();
         assert_eq!(
             stored,
             Some(user.clone()),
             "{backend:?}: round trip keeps every field"
         );
-        let credential = identity
-            .store()
-            .find_credential("alice@example.com")
+        let credential = store::find_credential(&t.db, "alice@example.com")
             .await
             .unwrap()
             .unwrap();
@@ -91,23 +117,27 @@ async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event() {
     }
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn duplicate_emails_are_refused_in_any_case() {
-    for (backend, url) in fresh_databases().await {
-        let identity = identity_on(&url).await;
-        identity
-            .sign_up_email(sign_up("bob@example.com", "Correct-Horse-9"))
+async fn duplicate_emails_are_refused_in_any_case(#[case] backend: Backend) {
+    {
+        let t = setup(backend).await;
+        t.rules
+            .sign_up(sign_up("bob@example.com", "Correct-Horse-9"))
             .await
             .unwrap();
-        let again = identity
-            .sign_up_email(sign_up("BOB@example.com", "Another-Pass-9"))
+        let again = t
+            .rules
+            .sign_up(sign_up("BOB@example.com", "Another-Pass-9"))
             .await;
         assert_eq!(
-            again,
-            Err(ErrorCode::UserAlreadyExistsUseAnotherEmail),
+            refused(again),
+            code(base::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL),
             "{backend:?}"
         );
-        let db = identity.store().db();
+        let db = &t.db;
         assert_eq!(count(db, "users").await, 1, "{backend:?}");
         assert_eq!(
             count(db, "accounts").await,
@@ -119,122 +149,114 @@ async fn duplicate_emails_are_refused_in_any_case() {
             1,
             "{backend:?}: no event for the refused sign-up"
         );
-        let direct = identity
-            .store()
-            .create_user_with_password(
-                NewUser {
-                    name: "B".into(),
-                    email: "bob@example.com".into(),
-                    image: None,
-                },
-                "x".into(),
-            )
-            .await;
-        assert!(matches!(direct, Err(StoreError::EmailTaken)), "{backend:?}");
+        let direct = store::create_user(
+            &t.db,
+            NewUser {
+                name: "B".into(),
+                email: "bob@example.com".into(),
+                image: None,
+            },
+            "x",
+        )
+        .await;
+        assert!(
+            matches!(direct, Err(CreateError::EmailTaken)),
+            "{backend:?}"
+        );
     }
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn bad_sign_ups_write_nothing() {
-    for (backend, url) in fresh_databases().await {
-        let identity = identity_on(&url).await;
+async fn bad_sign_ups_write_nothing(#[case] backend: Backend) {
+    {
+        let t = setup(backend).await;
         let cases = [
             (
                 sign_up("not-an-email", "Correct-Horse-9"),
-                ErrorCode::InvalidEmail,
+                base::INVALID_EMAIL,
             ),
-            (
-                sign_up("c@example.com", "short"),
-                ErrorCode::PasswordTooShort,
-            ),
+            (sign_up("c@example.com", "short"), base::PASSWORD_TOO_SHORT),
             (
                 sign_up("c@example.com", &"x".repeat(129)),
-                ErrorCode::PasswordTooLong,
+                base::PASSWORD_TOO_LONG,
             ),
         ];
         for (request, expected) in cases {
             assert_eq!(
-                identity.sign_up_email(request).await,
-                Err(expected),
+                refused(t.rules.sign_up(request).await),
+                code(expected),
                 "{backend:?}"
             );
         }
-        assert_eq!(
-            count(identity.store().db(), "users").await,
-            0,
-            "{backend:?}"
-        );
-        assert_eq!(
-            count(identity.store().db(), "outbox").await,
-            0,
-            "{backend:?}"
-        );
+        assert_eq!(count(&t.db, "users").await, 0, "{backend:?}");
+        assert_eq!(count(&t.db, "outbox").await, 0, "{backend:?}");
     }
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn sign_in_checks_the_password_and_hides_which_part_was_wrong() {
-    for (backend, url) in fresh_databases().await {
-        let identity = identity_on(&url).await;
-        let user = identity
-            .sign_up_email(sign_up("dora@example.com", "Correct-Horse-9"))
+async fn sign_in_checks_the_password_and_hides_which_part_was_wrong(#[case] backend: Backend) {
+    {
+        let t = setup(backend).await;
+        let user = t
+            .rules
+            .sign_up(sign_up("dora@example.com", "Correct-Horse-9"))
             .await
             .unwrap();
-        let ok = identity
-            .sign_in_email("DORA@example.com", "Correct-Horse-9")
-            .await;
-        assert_eq!(ok.map(|u| u.id), Ok(user.id.clone()), "{backend:?}");
+        let ok = t.rules.sign_in("DORA@example.com", "Correct-Horse-9").await;
+        assert_eq!(ok.unwrap().id, user.id, "{backend:?}");
         assert_eq!(
-            identity
-                .sign_in_email("dora@example.com", "wrong-password")
-                .await,
-            Err(ErrorCode::InvalidEmailOrPassword)
+            refused(t.rules.sign_in("dora@example.com", "wrong-password").await),
+            code(base::INVALID_EMAIL_OR_PASSWORD)
         );
         assert_eq!(
-            identity
-                .sign_in_email("nobody@example.com", "Correct-Horse-9")
-                .await,
-            Err(ErrorCode::InvalidEmailOrPassword),
+            refused(
+                t.rules
+                    .sign_in("nobody@example.com", "Correct-Horse-9")
+                    .await
+            ),
+            code(base::INVALID_EMAIL_OR_PASSWORD),
             "unknown emails answer exactly like wrong passwords"
         );
         assert_eq!(
-            identity.sign_in_email("nope", "x").await,
-            Err(ErrorCode::InvalidEmail)
+            refused(t.rules.sign_in("nope", "x").await),
+            code(base::INVALID_EMAIL)
         );
         assert_eq!(
-            identity
-                .sign_in_email("dora@example.com", &"x".repeat(129))
-                .await,
-            Err(ErrorCode::PasswordTooLong)
+            refused(t.rules.sign_in("dora@example.com", &"x".repeat(129)).await),
+            code(base::PASSWORD_TOO_LONG)
         );
     }
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn imported_better_auth_scrypt_hashes_sign_in_and_are_upgraded() {
+async fn imported_better_auth_scrypt_hashes_sign_in_and_are_upgraded(#[case] backend: Backend) {
     // Made by the real better-auth 1.7.7: hashPassword("password123").
     const SCRYPT: &str = "154735a709dc6fb14a8a10fae3290957:2b067f70347727497f9d3232079e135d9d61fa1dccd7c8e8748092c80f0f1d916affaa59d8aa5892c9727bdca6b5967989ee4e48d9205523ce9983a364d508ba";
-    for (backend, url) in fresh_databases().await {
-        let identity = identity_on(&url).await;
-        let user = identity
-            .store()
-            .create_user_with_password(
-                NewUser {
-                    name: "Imported".into(),
-                    email: "old@example.com".into(),
-                    image: None,
-                },
-                SCRYPT.into(),
-            )
-            .await
-            .unwrap();
-        let signed_in = identity
-            .sign_in_email("old@example.com", "password123")
-            .await;
-        assert_eq!(signed_in.map(|u| u.id), Ok(user.id), "{backend:?}");
-        let credential = identity
-            .store()
-            .find_credential("old@example.com")
+    {
+        let t = setup(backend).await;
+        let user = store::create_user(
+            &t.db,
+            NewUser {
+                name: "Imported".into(),
+                email: "old@example.com".into(),
+                image: None,
+            },
+            SCRYPT,
+        )
+        .await
+        .unwrap();
+        let signed_in = t.rules.sign_in("old@example.com", "password123").await;
+        assert_eq!(signed_in.unwrap().id, user.id, "{backend:?}");
+        let credential = store::find_credential(&t.db, "old@example.com")
             .await
             .unwrap()
             .unwrap();
@@ -244,16 +266,14 @@ async fn imported_better_auth_scrypt_hashes_sign_in_and_are_upgraded() {
             "{backend:?}: re-hashed, got {upgraded}"
         );
         assert!(
-            identity
-                .sign_in_email("old@example.com", "password123")
+            t.rules
+                .sign_in("old@example.com", "password123")
                 .await
                 .is_ok()
         );
         assert_eq!(
-            identity
-                .sign_in_email("old@example.com", "password124")
-                .await,
-            Err(ErrorCode::InvalidEmailOrPassword)
+            refused(t.rules.sign_in("old@example.com", "password124").await),
+            code(base::INVALID_EMAIL_OR_PASSWORD)
         );
     }
 }

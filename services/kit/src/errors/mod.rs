@@ -1,105 +1,194 @@
-//! The one error catalogue. Each code carries better-auth's machine code and message, the HTTP
-//! status the gateway answers with, and the gRPC code a service returns. The machine code
-//! travels in the gRPC status metadata, so the gateway maps it back without guessing.
+//! Errors that travel whole. A catalogued [`ErrorCode`] is better-auth's machine code, its
+//! message and a default HTTP status; the place that raises it may override the status or the
+//! message, which makes a [`Failure`]. A service returns a failure as a gRPC status carrying
+//! `google.rpc.ErrorInfo` (reason = code, metadata = HTTP status), so the gateway renders any
+//! code without a lookup table and a new code never needs a gateway change.
+//!
+//! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core) today; the
+//! username, admin, organization, api-key and billing catalogues arrive with their features.
 
-use tonic::{Code, Status, metadata::MetadataValue};
+pub mod base;
 
-/// gRPC metadata key carrying the machine code of a failed call.
-pub const CODE_METADATA_KEY: &str = "gatehouse-code";
+use std::borrow::Cow;
+use std::collections::HashMap;
 
-macro_rules! catalogue {
-    ($( $variant:ident => ($code:literal, $message:literal, $http:literal, $grpc:ident) ),+ $(,)?) => {
-        /// A failure every layer agrees on. `code()`/`message()` are better-auth's.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum ErrorCode { $( $variant ),+ }
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
 
-        impl ErrorCode {
-            pub const ALL: &'static [ErrorCode] = &[$( ErrorCode::$variant ),+];
+/// `ErrorInfo.domain` of every failure a Gatehouse service raises.
+pub const DOMAIN: &str = "gatehouse";
+/// `ErrorInfo.metadata` key holding the HTTP status.
+const HTTP_STATUS_KEY: &str = "http_status";
 
-            pub fn code(self) -> &'static str {
-                match self { $( ErrorCode::$variant => $code ),+ }
-            }
-            pub fn message(self) -> &'static str {
-                match self { $( ErrorCode::$variant => $message ),+ }
-            }
-            pub fn http_status(self) -> u16 {
-                match self { $( ErrorCode::$variant => $http ),+ }
-            }
-            pub fn grpc_code(self) -> Code {
-                match self { $( ErrorCode::$variant => Code::$grpc ),+ }
-            }
-            pub fn from_code(code: &str) -> Option<Self> {
-                match code { $( $code => Some(ErrorCode::$variant), )+ _ => None }
-            }
-        }
-    };
-}
-
-catalogue! {
-    UserNotFound => ("USER_NOT_FOUND", "User not found", 404, NotFound),
-    FailedToCreateUser => ("FAILED_TO_CREATE_USER", "Failed to create user", 422, Internal),
-    FailedToCreateSession => ("FAILED_TO_CREATE_SESSION", "Failed to create session", 401, Internal),
-    FailedToGetSession => ("FAILED_TO_GET_SESSION", "Failed to get session", 500, Internal),
-    InvalidPassword => ("INVALID_PASSWORD", "Invalid password", 400, InvalidArgument),
-    InvalidEmail => ("INVALID_EMAIL", "Invalid email", 400, InvalidArgument),
-    InvalidEmailOrPassword => ("INVALID_EMAIL_OR_PASSWORD", "Invalid email or password", 401, Unauthenticated),
-    PasswordTooShort => ("PASSWORD_TOO_SHORT", "Password too short", 400, InvalidArgument),
-    PasswordTooLong => ("PASSWORD_TOO_LONG", "Password too long", 400, InvalidArgument),
-    UserAlreadyExistsUseAnotherEmail => ("USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "User already exists. Use another email.", 422, AlreadyExists),
-    CrossSiteNavigationLoginBlocked => ("CROSS_SITE_NAVIGATION_LOGIN_BLOCKED", "Cross-site navigation login blocked. This request appears to be a CSRF attack.", 403, PermissionDenied),
-    InvalidOrigin => ("INVALID_ORIGIN", "Invalid origin", 403, PermissionDenied),
-    MissingOrNullOrigin => ("MISSING_OR_NULL_ORIGIN", "Missing or null Origin", 403, PermissionDenied),
-    InvalidCallbackUrl => ("INVALID_CALLBACK_URL", "Invalid callbackURL", 403, PermissionDenied),
-    InvalidRedirectUrl => ("INVALID_REDIRECT_URL", "Invalid redirectURL", 403, PermissionDenied),
-    InvalidErrorCallbackUrl => ("INVALID_ERROR_CALLBACK_URL", "Invalid errorCallbackURL", 403, PermissionDenied),
-    InvalidNewUserCallbackUrl => ("INVALID_NEW_USER_CALLBACK_URL", "Invalid newUserCallbackURL", 403, PermissionDenied),
-    ValidationError => ("VALIDATION_ERROR", "Validation Error", 400, InvalidArgument),
-    MethodNotAllowedDeferSessionRequired => ("METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED", "POST method requires deferSessionRefresh to be enabled in session config", 405, Unimplemented),
-    Unauthorized => ("UNAUTHORIZED", "Unauthorized", 401, Unauthenticated),
-    BadRequest => ("BAD_REQUEST", "Bad request", 400, InvalidArgument),
-    UnsupportedMediaType => ("UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", 415, InvalidArgument),
-    TooManyRequests => ("TOO_MANY_REQUESTS", "Too many requests. Please try again later.", 429, ResourceExhausted),
-    InternalServerError => ("INTERNAL_SERVER_ERROR", "Internal server error", 500, Internal),
-    ServiceUnavailable => ("SERVICE_UNAVAILABLE", "A backend service is unavailable. Please try again shortly.", 503, Unavailable),
+/// One catalogue line: better-auth's `code` and `message`, and the status it answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ErrorCode {
+    code: &'static str,
+    message: &'static str,
+    status: u16,
 }
 
 impl ErrorCode {
-    /// The gRPC status a service returns, with the machine code in its metadata.
-    pub fn status(self) -> Status {
-        self.status_with_message(self.message())
-    }
-
-    pub fn status_with_message(self, message: impl Into<String>) -> Status {
-        let mut status = Status::new(self.grpc_code(), message);
-        status
-            .metadata_mut()
-            .insert(CODE_METADATA_KEY, MetadataValue::from_static(self.code()));
-        status
-    }
-
-    /// Reads the machine code back from a status. A status without one (the peer is down, the
-    /// call timed out) is a 503 when the transport failed and a 500 otherwise.
-    pub fn from_status(status: &Status) -> Self {
-        let tagged = status
-            .metadata()
-            .get(CODE_METADATA_KEY)
-            .and_then(|v| v.to_str().ok())
-            .and_then(Self::from_code);
-        match tagged {
-            Some(code) => code,
-            None => match status.code() {
-                Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
-                    ErrorCode::ServiceUnavailable
-                }
-                _ => ErrorCode::InternalServerError,
-            },
+    pub const fn new(code: &'static str, message: &'static str, status: u16) -> Self {
+        Self {
+            code,
+            message,
+            status,
         }
+    }
+
+    pub fn code(self) -> &'static str {
+        self.code
+    }
+
+    pub fn message(self) -> &'static str {
+        self.message
+    }
+
+    pub fn http_status(self) -> u16 {
+        self.status
+    }
+
+    /// The same code answered with another status (better-auth answers `USER_NOT_FOUND` with
+    /// 400 on reset-password and 404 on admin routes).
+    pub fn with_status(self, status: u16) -> Failure {
+        Failure {
+            status,
+            ..self.into()
+        }
+    }
+
+    /// The same code with a specific message (validation details).
+    pub fn with_message(self, message: impl Into<Cow<'static, str>>) -> Failure {
+        Failure {
+            message: message.into(),
+            ..self.into()
+        }
+    }
+}
+
+/// Declares a catalogue: `NAME = (status, "message")` per line; the code is the name.
+#[macro_export]
+macro_rules! catalogue {
+    ($( $(#[$doc:meta])* $name:ident = ($status:literal, $message:literal) ),+ $(,)?) => {
+        $( $(#[$doc])* pub const $name: $crate::errors::ErrorCode =
+            $crate::errors::ErrorCode::new(stringify!($name), $message, $status); )+
+        /// Every code of this catalogue.
+        pub const ALL: &[$crate::errors::ErrorCode] = &[$( $name ),+];
+    };
+}
+
+/// A failure as it reaches the caller: code, message and HTTP status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    code: Cow<'static, str>,
+    message: Cow<'static, str>,
+    status: u16,
+}
+
+impl From<ErrorCode> for Failure {
+    fn from(code: ErrorCode) -> Self {
+        Self {
+            code: Cow::Borrowed(code.code),
+            message: Cow::Borrowed(code.message),
+            status: code.status,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.status, self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl Failure {
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn http_status(&self) -> u16 {
+        self.status
+    }
+
+    /// Whether this failure carries `code` (whatever its status or message).
+    pub fn is(&self, code: ErrorCode) -> bool {
+        self.code == code.code
+    }
+
+    /// Whether the server, not the caller, is at fault (5xx): such failures are logged.
+    pub fn is_server_error(&self) -> bool {
+        self.status >= 500
+    }
+
+    /// The gRPC status a service returns: the code derived from the HTTP status, the message,
+    /// and `ErrorInfo{reason: code, domain: "gatehouse", metadata: {http_status}}`.
+    pub fn to_status(&self) -> Status {
+        let metadata = HashMap::from([(HTTP_STATUS_KEY.to_string(), self.status.to_string())]);
+        let details = ErrorDetails::with_error_info(self.code.to_string(), DOMAIN, metadata);
+        Status::with_error_details(grpc_code(self.status), self.message.to_string(), details)
+    }
+
+    /// Reads a failure back from a gRPC status. A status without our `ErrorInfo` (the peer is
+    /// down, the call timed out, a proxy answered) is a 503 when the transport failed and a
+    /// 500 otherwise; its text is never shown to the client.
+    pub fn from_status(status: &Status) -> Self {
+        if let Some(info) = status
+            .get_details_error_info()
+            .filter(|info| info.domain == DOMAIN)
+        {
+            let http = info
+                .metadata
+                .get(HTTP_STATUS_KEY)
+                .and_then(|s| s.parse().ok())
+                .filter(|s| (400..600).contains(s))
+                .unwrap_or(500);
+            return Failure {
+                code: Cow::Owned(info.reason),
+                message: Cow::Owned(status.message().to_string()),
+                status: http,
+            };
+        }
+        match status.code() {
+            Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
+                base::SERVICE_UNAVAILABLE.into()
+            }
+            _ => base::INTERNAL_SERVER_ERROR.into(),
+        }
+    }
+}
+
+impl From<Failure> for Status {
+    fn from(failure: Failure) -> Self {
+        failure.to_status()
     }
 }
 
 impl From<ErrorCode> for Status {
     fn from(code: ErrorCode) -> Self {
-        code.status()
+        Failure::from(code).to_status()
+    }
+}
+
+/// The gRPC code for an HTTP status, for gRPC callers that read only the code.
+fn grpc_code(status: u16) -> Code {
+    match status {
+        400 | 415 => Code::InvalidArgument,
+        401 => Code::Unauthenticated,
+        403 => Code::PermissionDenied,
+        404 => Code::NotFound,
+        405 | 501 => Code::Unimplemented,
+        409 => Code::AlreadyExists,
+        429 => Code::ResourceExhausted,
+        503 => Code::Unavailable,
+        400..=499 => Code::FailedPrecondition,
+        _ => Code::Internal,
     }
 }
 
@@ -108,21 +197,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_code_round_trips_through_a_grpc_status() {
-        for &code in ErrorCode::ALL {
-            let status = code.status();
-            assert_eq!(ErrorCode::from_status(&status), code);
-            assert_eq!(ErrorCode::from_code(code.code()), Some(code));
+    fn every_code_travels_whole_through_a_grpc_status() {
+        for &code in base::ALL {
+            let back = Failure::from_status(&Status::from(code));
+            assert_eq!(back, Failure::from(code), "{}", code.code());
         }
     }
 
     #[test]
-    fn untagged_transport_failures_become_503() {
-        let down = Status::unavailable("connection refused");
-        assert_eq!(ErrorCode::from_status(&down), ErrorCode::ServiceUnavailable);
+    fn the_raiser_may_override_status_and_message() {
+        let failure = base::USER_NOT_FOUND.with_status(400);
+        let back = Failure::from_status(&failure.to_status());
         assert_eq!(
-            ErrorCode::from_status(&Status::internal("boom")).http_status(),
-            500
+            (back.code(), back.http_status(), back.message()),
+            ("USER_NOT_FOUND", 400, "User not found")
         );
+        let detailed = base::VALIDATION_ERROR.with_message("[body.email] Invalid email address");
+        assert_eq!(
+            Failure::from_status(&detailed.to_status()).message(),
+            "[body.email] Invalid email address"
+        );
+    }
+
+    #[test]
+    fn a_code_no_catalogue_knows_still_arrives_whole() {
+        let novel = ErrorCode::new("SOMETHING_NEW", "Something new happened", 409);
+        let back = Failure::from_status(&Status::from(novel));
+        assert_eq!(back.code(), "SOMETHING_NEW");
+        assert_eq!(back.http_status(), 409);
+    }
+
+    #[test]
+    fn untagged_statuses_never_leak_their_text() {
+        let down = Failure::from_status(&Status::unavailable("connection refused to 10.0.0.7"));
+        assert!(down.is(base::SERVICE_UNAVAILABLE));
+        assert_eq!(down.http_status(), 503);
+        let boom = Failure::from_status(&Status::internal("panic at store.rs:12"));
+        assert!(boom.is(base::INTERNAL_SERVER_ERROR));
+        assert!(!boom.message().contains("store.rs"));
+    }
+
+    #[test]
+    fn codes_are_unique_and_named_after_themselves() {
+        let mut seen = std::collections::HashSet::new();
+        for code in base::ALL {
+            assert!(seen.insert(code.code()), "duplicate {}", code.code());
+            assert!(
+                code.code()
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_')
+            );
+        }
     }
 }

@@ -1,7 +1,8 @@
-//! Test support shared by every crate's tests: fresh databases on both backends and a TCP
-//! proxy that can cut a connection to Redis or RabbitMQ and restore it, so outage behaviour is
-//! tested against the real servers. Failing to reach PostgreSQL is a loud test failure, never
-//! a skip.
+//! Test support shared by every crate's tests (behind the `testing` feature, enabled only in
+//! dev-dependencies): fresh databases on both backends that clean up after themselves, a schema
+//! parity check between the two migration sets, and a TCP proxy that can cut a connection to
+//! Redis or RabbitMQ and restore it, so outage behaviour is tested against the real servers.
+//! Failing to reach PostgreSQL is a loud test failure, never a skip.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,7 +12,9 @@ use sqlx::Connection;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-use crate::db::Backend;
+use crate::db::{Backend, Db, Migrations};
+
+pub mod schema;
 
 /// `TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`): a server where
 /// tests may create databases.
@@ -20,39 +23,97 @@ pub fn postgres_admin_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
-/// A new, empty PostgreSQL database (named `gh_test_*`); returns its URL.
-pub async fn fresh_postgres_url() -> String {
-    let admin = postgres_admin_url();
-    let mut conn = sqlx::PgConnection::connect(&admin)
-        .await
-        .unwrap_or_else(|e| {
-            panic!("PostgreSQL is required for these tests and is not reachable at {admin}: {e}")
-        });
-    let name = format!(
-        "gh_test_{}",
-        crate::ids::random_alphanumeric(12).to_lowercase()
-    );
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut conn)
-        .await
-        .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
-    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-    format!("{base}/{name}")
+/// A fresh, empty database on one backend, dropped (PostgreSQL) or deleted (SQLite) when the
+/// guard goes out of scope, so a failed test leaves nothing behind either.
+pub struct TestDb {
+    pub backend: Backend,
+    pub url: String,
+    cleanup: Cleanup,
 }
 
-/// A new SQLite file in a fresh temporary directory; returns its URL.
-pub fn fresh_sqlite_url() -> String {
-    let dir = std::env::temp_dir().join(format!("gatehouse-test-{}", crate::ids::new_id()));
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("temp dir {}: {e}", dir.display()));
-    format!("sqlite://{}/test.sqlite", dir.display())
+enum Cleanup {
+    Postgres { admin: String, name: String },
+    Sqlite { dir: std::path::PathBuf },
 }
 
-/// One fresh database per backend: every storage suite runs on both.
-pub async fn fresh_databases() -> Vec<(Backend, String)> {
-    vec![
-        (Backend::Sqlite, fresh_sqlite_url()),
-        (Backend::Postgres, fresh_postgres_url().await),
-    ]
+impl TestDb {
+    pub async fn new(backend: Backend) -> Self {
+        match backend {
+            Backend::Sqlite => {
+                let dir =
+                    std::env::temp_dir().join(format!("gatehouse-test-{}", crate::ids::new_id()));
+                std::fs::create_dir_all(&dir)
+                    .unwrap_or_else(|e| panic!("temp dir {}: {e}", dir.display()));
+                let url = format!("sqlite://{}/test.sqlite", dir.display());
+                Self {
+                    backend,
+                    url,
+                    cleanup: Cleanup::Sqlite { dir },
+                }
+            }
+            Backend::Postgres => {
+                let admin = postgres_admin_url();
+                let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap_or_else(|e| {
+                    panic!(
+                        "PostgreSQL is required for these tests and is not reachable at {admin}: {e}"
+                    )
+                });
+                let name = format!(
+                    "gh_test_{}",
+                    crate::ids::random_alphanumeric(12).to_lowercase()
+                );
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
+                let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+                Self {
+                    backend,
+                    url: format!("{base}/{name}"),
+                    cleanup: Cleanup::Postgres { admin, name },
+                }
+            }
+        }
+    }
+
+    /// The database opened with `migrations` (and kit's).
+    pub async fn connect(&self, migrations: &Migrations) -> Db {
+        Db::connect(&self.url, 5, migrations)
+            .await
+            .unwrap_or_else(|e| panic!("{:?} test database: {e}", self.backend))
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::Sqlite { dir } => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::Postgres { admin, name } => {
+                let (admin, name) = (admin.clone(), name.clone());
+                // Drop runs inside the test's runtime: drop the database from a thread of its own.
+                let dropped = std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()?;
+                    runtime.block_on(async {
+                        let mut conn = sqlx::PgConnection::connect(&admin).await?;
+                        sqlx::query(sqlx::AssertSqlSafe(format!(
+                            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                        )))
+                        .execute(&mut conn)
+                        .await?;
+                        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+                    })
+                })
+                .join();
+                if let Ok(Err(error)) = dropped {
+                    eprintln!("could not drop a test database: {error}");
+                }
+            }
+        }
+    }
 }
 
 /// A TCP forwarder to `target` that can be switched off (every open connection is cut and

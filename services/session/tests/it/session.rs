@@ -1,46 +1,61 @@
-//! The session store and rules (sliding refresh, remember-me, expiry, revocation, the cache),
-//! on SQLite and on PostgreSQL, against a real identity service over gRPC.
+//! The session rules and store (sliding refresh, remember-me, expiry, listing, revocation, the
+//! cache), on SQLite and on PostgreSQL, against a real identity service over gRPC.
 
 use std::time::Duration;
 
-use gatehouse_kit::bus::Bus;
+use chrono::TimeDelta;
 use gatehouse_kit::cache::Cache;
-use gatehouse_kit::db::Db;
-use gatehouse_kit::outbox::OutboxSignal;
-use gatehouse_kit::testing::{fresh_databases, fresh_sqlite_url};
-use gatehouse_kit::with_db;
+use gatehouse_kit::config::Env;
+use gatehouse_kit::db::{Backend, Db, query};
+use gatehouse_kit::service::{Context, Part};
+use gatehouse_kit::testing::TestDb;
 use gatehouse_proto::identity::v1::SignUpEmailRequest;
-use gatehouse_proto::identity::v1::identity_service_client::IdentityServiceClient;
+use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
+use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use gatehouse_session::MIGRATIONS;
 use gatehouse_session::config::Lifetimes;
-use gatehouse_session::sessions::{NewSession, Sessions};
-use gatehouse_session::store::SessionStore;
+use gatehouse_session::session::cache::SessionCache;
+use gatehouse_session::session::{NewSession, Sessions, store};
+use rstest::rstest;
 use tokio_util::sync::CancellationToken;
 
-/// A real identity service on a random loopback port; returns its URL.
-async fn identity_service(shutdown: CancellationToken) -> String {
+/// A real identity service on a random loopback port (SQLite in a temporary directory).
+struct IdentityService {
+    url: String,
+    shutdown: CancellationToken,
+    _database: TestDb,
+}
+
+impl Drop for IdentityService {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+async fn identity_service() -> IdentityService {
+    let database = TestDb::new(Backend::Sqlite).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let config = gatehouse_identity::IdentityConfig {
-        database_url: fresh_sqlite_url(),
-        database_max_connections: 2,
-        hash_pool_size: 2,
-        hash_queue_limit: 64,
-        password_min_length: 8,
-        password_max_length: 128,
-    };
-    tokio::spawn(gatehouse_identity::run(
-        config,
-        Bus::from_url("memory://").unwrap(),
+    let env = Env::from_pairs([
+        ("IDENTITY_DATABASE_URL", database.url.as_str()),
+        ("HASH_POOL_SIZE", "2"),
+    ]);
+    let shutdown = CancellationToken::new();
+    tokio::spawn(gatehouse_identity::Service.run(
+        Context::from_env(env).unwrap(),
         listener,
-        shutdown,
+        shutdown.clone(),
     ));
-    url
+    IdentityService {
+        url,
+        shutdown,
+        _database: database,
+    }
 }
 
 async fn a_user(identity_url: &str) -> String {
     let mut client =
-        IdentityServiceClient::new(gatehouse_kit::client::lazy_channel(identity_url).unwrap());
+        EmailPasswordServiceClient::new(gatehouse_kit::client::lazy_channel(identity_url).unwrap());
     let request = SignUpEmailRequest {
         name: "Sam".into(),
         email: format!(
@@ -69,17 +84,22 @@ fn lifetimes(expires_in: u64, update_age: u64) -> Lifetimes {
     }
 }
 
-async fn sessions_on(url: &str, identity_url: &str, lifetimes: Lifetimes) -> Sessions {
-    let db = Db::connect(url, 4, &MIGRATIONS).await.expect("database");
-    let client =
-        IdentityServiceClient::new(gatehouse_kit::client::lazy_channel(identity_url).unwrap());
-    Sessions::new(
-        SessionStore::new(db, OutboxSignal::default()),
-        Cache::from_url("memory://", Duration::from_millis(100)).unwrap(),
-        client,
+async fn sessions_on(
+    backend: Backend,
+    identity_url: &str,
+    lifetimes: Lifetimes,
+) -> (Sessions, TestDb) {
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&MIGRATIONS).await;
+    let users = UserServiceClient::new(gatehouse_kit::client::lazy_channel(identity_url).unwrap());
+    let cache = Cache::from_url("memory://", Duration::from_millis(100)).unwrap();
+    let sessions = Sessions::new(
+        db,
+        SessionCache::new(cache, Duration::from_secs(300)),
+        users,
         lifetimes,
-        Duration::from_secs(300),
-    )
+    );
+    (sessions, database)
 }
 
 fn new_session(user_id: &str, remember_me: bool) -> NewSession {
@@ -92,22 +112,29 @@ fn new_session(user_id: &str, remember_me: bool) -> NewSession {
 }
 
 async fn rows(db: &Db) -> i64 {
-    with_db!(db, pool => sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM sessions").fetch_one(pool).await).unwrap()
+    let (n,): (i64,) = query("SELECT COUNT(*) FROM sessions")
+        .fetch_one(db)
+        .await
+        .unwrap();
+    n
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn sessions_are_created_read_with_their_user_and_revoked() {
-    let shutdown = CancellationToken::new();
-    let identity = identity_service(shutdown.clone()).await;
-    let user_id = a_user(&identity).await;
-    for (backend, url) in fresh_databases().await {
-        let sessions = sessions_on(&url, &identity, lifetimes(604_800_000, 86_400_000)).await;
+async fn sessions_are_created_read_with_their_user_and_revoked(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(604_800_000, 86_400_000)).await;
         let created = sessions.create(new_session(&user_id, true)).await.unwrap();
         assert_eq!(created.token.len(), 32, "{backend:?}");
         assert!(created.token.chars().all(|c| c.is_ascii_alphanumeric()));
         assert_eq!(
-            created.expires_at_unix_ms - created.created_at_unix_ms,
-            604_800_000
+            created.expires_at - created.created_at,
+            TimeDelta::milliseconds(604_800_000)
         );
         assert_eq!(created.ip_address, "203.0.113.7");
 
@@ -134,27 +161,34 @@ async fn sessions_are_created_read_with_their_user_and_revoked() {
             None,
             "{backend:?}: revoked (and evicted from the cache)"
         );
-        assert_eq!(rows(sessions.store().db()).await, 0);
-        let events: Vec<String> = with_db!(sessions.store().db(), pool => sqlx::query_scalar(
-            "SELECT topic FROM outbox").fetch_all(pool).await)
-        .unwrap();
-        assert_eq!(events, vec!["session.revoked".to_string()], "{backend:?}");
+        assert_eq!(rows(sessions.db()).await, 0);
+        let events: Vec<(String,)> = query("SELECT topic FROM outbox")
+            .fetch_all(sessions.db())
+            .await
+            .unwrap();
+        assert_eq!(
+            events,
+            vec![("session.revoked".to_string(),)],
+            "{backend:?}"
+        );
         sessions
             .revoke(&created.token)
             .await
             .expect("revoking twice is fine");
     }
-    shutdown.cancel();
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn sessions_slide_forward_once_update_age_has_passed() {
-    let shutdown = CancellationToken::new();
-    let identity = identity_service(shutdown.clone()).await;
-    let user_id = a_user(&identity).await;
-    for (backend, url) in fresh_databases().await {
+async fn sessions_slide_forward_once_update_age_has_passed(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
         // Expires in 60 s, slid when more than 300 ms have passed since the last slide.
-        let sessions = sessions_on(&url, &identity, lifetimes(60_000, 300)).await;
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(60_000, 300)).await;
         let created = sessions.create(new_session(&user_id, true)).await.unwrap();
         let early = sessions.get(&created.token, false).await.unwrap().unwrap();
         assert!(!early.refreshed, "{backend:?}: not due yet");
@@ -166,35 +200,34 @@ async fn sessions_slide_forward_once_update_age_has_passed() {
         );
         let slid = sessions.get(&created.token, false).await.unwrap().unwrap();
         assert!(slid.refreshed, "{backend:?}: due, so slid");
-        assert!(slid.session.expires_at_unix_ms > created.expires_at_unix_ms);
-        let stored = sessions
-            .store()
-            .find_by_token(&created.token)
+        assert!(slid.session.expires_at > created.expires_at);
+        let stored = store::find_by_token(sessions.db(), &created.token)
             .await
             .unwrap()
             .unwrap();
         assert_eq!(
-            stored.expires_at.timestamp_millis(),
-            slid.session.expires_at_unix_ms,
+            stored.expires_at, slid.session.expires_at,
             "{backend:?}: persisted"
         );
         let again = sessions.get(&created.token, false).await.unwrap().unwrap();
         assert!(!again.refreshed, "{backend:?}: just slid, not due again");
         assert_eq!(
-            again.session.expires_at_unix_ms, slid.session.expires_at_unix_ms,
+            again.session.expires_at, slid.session.expires_at,
             "cache holds the slid expiry"
         );
     }
-    shutdown.cancel();
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn dont_remember_sessions_never_slide() {
-    let shutdown = CancellationToken::new();
-    let identity = identity_service(shutdown.clone()).await;
-    let user_id = a_user(&identity).await;
-    for (backend, url) in fresh_databases().await {
-        let sessions = sessions_on(&url, &identity, lifetimes(60_000, 100)).await;
+async fn dont_remember_sessions_never_slide(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(60_000, 100)).await;
         let created = sessions.create(new_session(&user_id, false)).await.unwrap();
         assert!(!created.remember_me);
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -203,18 +236,20 @@ async fn dont_remember_sessions_never_slide() {
             !read.refreshed,
             "{backend:?}: a rememberMe=false session is never refreshed"
         );
-        assert_eq!(read.session.expires_at_unix_ms, created.expires_at_unix_ms);
+        assert_eq!(read.session.expires_at, created.expires_at);
     }
-    shutdown.cancel();
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn expired_sessions_are_gone_and_deleted() {
-    let shutdown = CancellationToken::new();
-    let identity = identity_service(shutdown.clone()).await;
-    let user_id = a_user(&identity).await;
-    for (backend, url) in fresh_databases().await {
-        let sessions = sessions_on(&url, &identity, lifetimes(300, 100_000)).await;
+async fn expired_sessions_are_gone_and_deleted(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(300, 100_000)).await;
         let read_later = sessions.create(new_session(&user_id, true)).await.unwrap();
         let cached = sessions.create(new_session(&user_id, true)).await.unwrap();
         let swept = sessions.create(new_session(&user_id, true)).await.unwrap();
@@ -234,7 +269,7 @@ async fn expired_sessions_are_gone_and_deleted() {
             "{backend:?}: a cache hit is checked too"
         );
         assert_eq!(
-            rows(sessions.store().db()).await,
+            rows(sessions.db()).await,
             1,
             "{backend:?}: expired rows read are deleted"
         );
@@ -244,23 +279,23 @@ async fn expired_sessions_are_gone_and_deleted() {
             "{backend:?}: the sweeper takes the rest"
         );
         assert!(
-            sessions
-                .store()
-                .find_by_token(&swept.token)
+            store::find_by_token(sessions.db(), &swept.token)
                 .await
                 .unwrap()
                 .is_none()
         );
     }
-    shutdown.cancel();
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn sessions_of_users_that_no_longer_exist_are_dropped() {
-    let shutdown = CancellationToken::new();
-    let identity = identity_service(shutdown.clone()).await;
-    for (backend, url) in fresh_databases().await {
-        let sessions = sessions_on(&url, &identity, lifetimes(60_000, 60_000)).await;
+async fn sessions_of_users_that_no_longer_exist_are_dropped(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    {
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
         let orphan = sessions
             .create(new_session("no-such-user-id", true))
             .await
@@ -270,27 +305,29 @@ async fn sessions_of_users_that_no_longer_exist_are_dropped() {
             None,
             "{backend:?}"
         );
-        assert_eq!(rows(sessions.store().db()).await, 0, "{backend:?}");
+        assert_eq!(rows(sessions.db()).await, 0, "{backend:?}");
     }
-    shutdown.cancel();
 }
 
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn a_reader_that_raced_a_revocation_cannot_put_the_session_back() {
-    let shutdown = CancellationToken::new();
-    let identity = identity_service(shutdown.clone()).await;
-    let user_id = a_user(&identity).await;
-    for (backend, url) in fresh_databases().await {
-        let sessions = sessions_on(&url, &identity, lifetimes(60_000, 60_000)).await;
+async fn a_reader_that_raced_a_revocation_cannot_put_the_session_back(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
         let created = sessions.create(new_session(&user_id, true)).await.unwrap();
         let key = format!("session:{}", created.token);
         assert!(sessions.get(&created.token, false).await.unwrap().is_some());
         // What a concurrent get-session read from the database just before the sign-out.
-        let stale = sessions.cache().get(&key).await.unwrap().expect("cached");
+        let cache = sessions.cache().inner();
+        let stale = cache.get(&key).await.unwrap().expect("cached");
 
         sessions.revoke(&created.token).await.unwrap();
-        let put_back = sessions
-            .cache()
+        let put_back = cache
             .set_if_absent(&key, &stale, Duration::from_secs(300))
             .await
             .unwrap();
@@ -304,5 +341,35 @@ async fn a_reader_that_raced_a_revocation_cannot_put_the_session_back() {
             "{backend:?}"
         );
     }
-    shutdown.cancel();
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_user_lists_their_own_unexpired_sessions_only(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let (alice, bob) = (a_user(&identity.url).await, a_user(&identity.url).await);
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
+    let first = sessions.create(new_session(&alice, true)).await.unwrap();
+    let second = sessions.create(new_session(&alice, false)).await.unwrap();
+    sessions.create(new_session(&bob, true)).await.unwrap();
+    let listed = sessions.list(&alice).await.unwrap();
+    assert_eq!(
+        listed,
+        vec![first.clone(), second],
+        "{backend:?}: oldest first"
+    );
+    sessions.revoke(&first.token).await.unwrap();
+    assert_eq!(sessions.list(&alice).await.unwrap().len(), 1, "{backend:?}");
+    assert!(sessions.list("nobody").await.unwrap().is_empty());
+
+    let (short, _short_db) = sessions_on(backend, &identity.url, lifetimes(200, 60_000)).await;
+    short.create(new_session(&alice, true)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        short.list(&alice).await.unwrap().is_empty(),
+        "{backend:?}: expired sessions are not listed"
+    );
 }

@@ -1,0 +1,15 @@
+//! End-to-end tests of the whole binary, one test binary: the stack in this process
+//! (standalone wiring, real gRPC over loopback) or as separate processes (distributed), driven
+//! over HTTP like a browser or the better-auth client would.
+
+#![allow(dead_code)]
+
+mod auth_http;
+mod backends;
+mod common;
+mod degraded;
+mod distributed;
+mod observability;
+mod openapi;
+mod sessions;
+mod trace_context;

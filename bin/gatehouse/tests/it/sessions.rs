@@ -1,0 +1,137 @@
+//! `GET /list-sessions` (better-auth §8.7) and the session extractors behind it: who is
+//! signed in, whether the session is fresh, refreshed cookies added by the layer.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::{PASSWORD, Reply, Stack, unique_email};
+
+async fn sign_in(stack: &Stack, email: &str, agent: &str) -> (String, String) {
+    let reply = Reply::from(
+        stack
+            .http
+            .post(stack.url("/sign-in/email"))
+            .header("origin", &stack.origin)
+            .header("user-agent", agent)
+            .json(&json!({"email": email, "password": PASSWORD}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    (
+        reply.json()["token"].as_str().unwrap().to_string(),
+        reply.cookie_header(),
+    )
+}
+
+#[tokio::test]
+async fn each_browser_of_a_user_sees_every_session_of_that_user_only() {
+    let stack = Stack::start(&[]).await;
+    let email = unique_email();
+    stack.sign_up(&email).await;
+    stack.sign_up(&unique_email()).await;
+    let (token_a, jar_a) = sign_in(&stack, &email, "browser-a").await;
+    let (token_b, jar_b) = sign_in(&stack, &email, "browser-b").await;
+
+    let listed = stack.get("/list-sessions", Some(&jar_a)).await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    let sessions = listed.json();
+    let sessions = sessions.as_array().expect("an array");
+    // The sign-up session, and the two sign-ins; never the other user's.
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    let by_token = |t: &str| sessions.iter().find(|s| s["token"] == t).cloned();
+    let a = by_token(&token_a).expect("A listed");
+    assert_eq!(a["userAgent"], "browser-a");
+    assert_eq!(
+        by_token(&token_b).expect("B listed")["userAgent"],
+        "browser-b"
+    );
+    let own = stack.get("/get-session", Some(&jar_a)).await.json();
+    assert_eq!(a, own["session"], "the same object get-session shows");
+    for session in sessions {
+        assert_eq!(session["userId"], own["user"]["id"]);
+    }
+
+    stack.post("/sign-out", json!({}), Some(&jar_b)).await;
+    let after = stack.get("/list-sessions", Some(&jar_a)).await.json();
+    assert!(
+        after
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["token"] != token_b.as_str()),
+        "a signed-out session is not listed"
+    );
+    assert_eq!(
+        stack
+            .post("/list-sessions", json!({}), Some(&jar_a))
+            .await
+            .status,
+        404,
+        "GET only"
+    );
+}
+
+#[tokio::test]
+async fn no_session_is_401_and_a_dead_cookie_is_cleared() {
+    let stack = Stack::start(&[]).await;
+    let email = unique_email();
+    stack.sign_up(&email).await;
+    let unauthorized = json!({"message": "Unauthorized", "code": "UNAUTHORIZED"});
+    let none = stack.get("/list-sessions", None).await;
+    assert_eq!((none.status, none.json()), (401, unauthorized.clone()));
+    assert!(none.set_cookies().is_empty());
+    let forged = stack
+        .get("/list-sessions", Some("better-auth.session_token=abc.def"))
+        .await;
+    assert_eq!((forged.status, forged.json()), (401, unauthorized.clone()));
+
+    let (_, jar) = sign_in(&stack, &email, "x").await;
+    stack.post("/sign-out", json!({}), Some(&jar)).await;
+    let dead = stack.get("/list-sessions", Some(&jar)).await;
+    assert_eq!((dead.status, dead.json()), (401, unauthorized));
+    assert_eq!(
+        dead.set_cookie("better-auth.session_token").as_deref(),
+        Some("better-auth.session_token=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax"),
+        "a signed cookie whose session is gone is cleared"
+    );
+}
+
+#[tokio::test]
+async fn a_stale_session_is_refused_as_not_fresh() {
+    let stack = Stack::start(&[("SESSION_FRESH_AGE", "1")]).await;
+    let up = stack.sign_up(&unique_email()).await;
+    let jar = up.cookie_header();
+    assert_eq!(stack.get("/list-sessions", Some(&jar)).await.status, 200);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let stale = stack.get("/list-sessions", Some(&jar)).await;
+    assert_eq!(
+        (stale.status, stale.json()),
+        (
+            403,
+            json!({"message": "Session is not fresh", "code": "SESSION_NOT_FRESH"})
+        )
+    );
+    assert_eq!(
+        stack.get("/get-session", Some(&jar)).await.status,
+        200,
+        "still signed in"
+    );
+}
+
+#[tokio::test]
+async fn a_session_slid_while_authenticating_reissues_its_cookie() {
+    // Every read is due for a slide: the extractor's refreshed cookie reaches the response.
+    let stack = Stack::start(&[("SESSION_UPDATE_AGE", "0")]).await;
+    let up = stack.sign_up(&unique_email()).await;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let listed = stack.get("/list-sessions", Some(&up.cookie_header())).await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    let cookie = listed
+        .set_cookie("better-auth.session_token")
+        .expect("the slid session's cookie is re-issued");
+    assert!(cookie.contains("Max-Age=604800"), "{cookie}");
+}

@@ -1,0 +1,292 @@
+//! The extractors every route uses. [`Input`] runs better-auth's pipeline in its order (§1.3):
+//! parse the body → origin/CSRF → redirect targets → validation → the session requirement.
+//! [`Session`] and [`FreshSession`] read the credential in one place (the signed session
+//! cookie) and hand refreshed cookies to the [`response_cookies`] layer, which adds them to
+//! whatever the handler answers.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use gatehouse_kit::errors::base;
+use gatehouse_proto::identity::v1 as identity_pb;
+use gatehouse_proto::session::v1 as session_pb;
+use serde::de::DeserializeOwned;
+
+use crate::body;
+use crate::cookies;
+use crate::error::ApiError;
+use crate::origin;
+use crate::policy::Policy;
+use crate::session_cookies;
+use crate::state::AppState;
+
+/// `Set-Cookie` values that extractors want on the response (a refreshed session, or the
+/// deletion of a dead one's cookies), whatever the handler answers.
+#[derive(Clone, Default)]
+pub struct ResponseCookies(Arc<Mutex<Vec<String>>>);
+
+impl ResponseCookies {
+    pub fn add(&self, cookies: impl IntoIterator<Item = String>) {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .extend(cookies);
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// The layer behind [`ResponseCookies`].
+pub async fn response_cookies(mut request: Request, next: Next) -> Response {
+    let cookies = ResponseCookies::default();
+    request.extensions_mut().insert(cookies.clone());
+    let mut response = next.run(request).await;
+    for cookie in cookies.take() {
+        match HeaderValue::from_str(&cookie) {
+            Ok(value) => {
+                response.headers_mut().append(header::SET_COOKIE, value);
+            }
+            Err(error) => tracing::error!(%error, "unencodable Set-Cookie value dropped"),
+        }
+    }
+    response
+}
+
+/// What handlers need to know about the request besides its input.
+pub struct RequestMeta {
+    pub method: Method,
+    pub headers: HeaderMap,
+    pub peer: Option<SocketAddr>,
+    pub query: Vec<(String, String)>,
+    pub policy: Policy,
+    pub response_cookies: ResponseCookies,
+}
+
+impl RequestMeta {
+    fn from_parts(parts: &Parts) -> Self {
+        let query = parts
+            .uri
+            .query()
+            .and_then(|q| serde_urlencoded::from_str(q).ok())
+            .unwrap_or_default();
+        Self {
+            method: parts.method.clone(),
+            headers: parts.headers.clone(),
+            peer: parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|info| info.0),
+            query,
+            policy: parts
+                .extensions
+                .get::<Policy>()
+                .copied()
+                .unwrap_or_default(),
+            response_cookies: parts
+                .extensions
+                .get::<ResponseCookies>()
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
+    pub fn query(&self, key: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// better-auth coerces query flags with JavaScript truthiness: any non-empty value is true.
+    pub fn query_flag(&self, key: &str) -> bool {
+        self.query(key).is_some_and(|v| !v.is_empty())
+    }
+
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        // HTTP/2 clients may split cookies over several `cookie` fields.
+        let joined = self
+            .headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join("; ");
+        cookies::read(&joined, name).map(|v| v.into_owned())
+    }
+
+    pub fn user_agent(&self) -> String {
+        self.headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn reads_query(&self) -> bool {
+        matches!(self.method, Method::GET | Method::HEAD)
+    }
+}
+
+impl FromRequestParts<AppState> for RequestMeta {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Self::from_parts(parts))
+    }
+}
+
+/// A route's validated input (the JSON or form body; the query on GET) and its caller, read in
+/// better-auth's order. `A` is the session requirement: [`Anonymous`], [`Session`] or
+/// [`FreshSession`].
+pub struct Input<T, A = Anonymous> {
+    pub body: T,
+    pub auth: A,
+    pub meta: RequestMeta,
+}
+
+/// An input type with no fields.
+#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
+pub struct NoInput {}
+
+impl<T, A> FromRequest<AppState> for Input<T, A>
+where
+    T: utoipa::PartialSchema + DeserializeOwned + Send,
+    A: Authenticate,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+        let (parts, body_stream) = request.into_parts();
+        let meta = RequestMeta::from_parts(&parts);
+        let schema = body::object_schema::<T>();
+        let (location, mut raw) = if meta.reads_query() {
+            ("query", Some(body::strings(meta.query.clone())))
+        } else {
+            let bytes = Bytes::from_request(Request::from_parts(parts, body_stream), state)
+                .await
+                .map_err(|_| ApiError::from(base::BAD_REQUEST))?;
+            (
+                "body",
+                body::parse(&meta.headers, &bytes, meta.policy.accepts_form())?,
+            )
+        };
+        if let Some(raw) = raw.as_mut()
+            && (location == "query" || is_form(&meta.headers))
+        {
+            body::coerce_strings(raw, schema.as_ref());
+        }
+        if !meta.reads_query() {
+            origin::check_request(
+                &meta.headers,
+                &state.trusted,
+                meta.policy.origin == crate::policy::OriginMode::FormLogin,
+            )?;
+            body::check_redirect_fields(raw.as_ref(), meta.query("callbackURL"), &state.trusted)?;
+        } else if body::REDIRECT_FIELDS
+            .iter()
+            .any(|(field, _)| body::declares(schema.as_ref(), field))
+        {
+            // A GET route that takes a redirect target checks it like a POST would.
+            body::check_redirect_fields(raw.as_ref(), None, &state.trusted)?;
+        }
+        let body = body::validate::<T>(location, raw.as_ref())?;
+        let auth = A::authenticate(state, &meta).await?;
+        Ok(Input { body, auth, meta })
+    }
+}
+
+fn is_form(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().contains("x-www-form-urlencoded"))
+}
+
+/// A session requirement, checked after the input is valid.
+pub trait Authenticate: Sized + Send {
+    fn authenticate(
+        state: &AppState,
+        meta: &RequestMeta,
+    ) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+/// No session needed.
+pub struct Anonymous;
+
+impl Authenticate for Anonymous {
+    async fn authenticate(_: &AppState, _: &RequestMeta) -> Result<Self, ApiError> {
+        Ok(Anonymous)
+    }
+}
+
+/// A signed-in caller (401 `UNAUTHORIZED` otherwise), read from the session service, so a
+/// revoked session is refused at once.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub session: session_pb::Session,
+    pub user: identity_pb::User,
+    /// Signed in less than `SESSION_FRESH_AGE` ago.
+    pub fresh: bool,
+}
+
+impl Authenticate for Session {
+    async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
+        let Some(token) = session_cookies::token(state, meta) else {
+            return Err(base::UNAUTHORIZED.into());
+        };
+        let dont_remember = session_cookies::dont_remember(state, meta);
+        let found = state
+            .sessions
+            .clone()
+            .get_session(session_pb::GetSessionRequest {
+                token,
+                disable_refresh: dont_remember,
+            })
+            .await?
+            .into_inner();
+        let (Some(session), Some(user)) = (found.session, found.user) else {
+            // A cookie we signed whose session is gone: clear it, as get-session does.
+            meta.response_cookies.add(state.cookies.expire_session());
+            return Err(base::UNAUTHORIZED.into());
+        };
+        if found.refreshed {
+            let remember = session.remember_me && !dont_remember;
+            let data = crate::wire::SessionWithUser {
+                session: session.clone().into(),
+                user: user.clone().into(),
+            };
+            meta.response_cookies
+                .add(session_cookies::issue(state, meta, &data, remember));
+        }
+        Ok(Session {
+            session,
+            user,
+            fresh: found.fresh,
+        })
+    }
+}
+
+/// A caller who signed in recently (`SESSION_FRESH_AGE`): 403 `SESSION_NOT_FRESH` otherwise.
+#[derive(Clone, Debug)]
+pub struct FreshSession(pub Session);
+
+impl Authenticate for FreshSession {
+    async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
+        let session = Session::authenticate(state, meta).await?;
+        if !session.fresh {
+            return Err(base::SESSION_NOT_FRESH.into());
+        }
+        Ok(FreshSession(session))
+    }
+}

@@ -1,0 +1,189 @@
+//! The OpenAPI 3.1 document, built from the route registrations and their types (utoipa), and
+//! served where better-auth's openAPI plugin serves it: `GET /open-api/generate-schema` (JSON)
+//! and `GET /reference` (a readable page, rendered here so it needs no script from a CDN).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::server::Server;
+use utoipa::openapi::{InfoBuilder, OpenApi, RefOr};
+
+pub use crate::error::ErrorBody;
+use crate::html::escape_html;
+use crate::policy::{self, Policy};
+use crate::state::AppState;
+
+/// What any route that reads a body (or a query) can answer besides its own errors.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum BodyErrors {
+    /// `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+    /// problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+    #[response(status = 400)]
+    Invalid(ErrorBody),
+    /// `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+    /// untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+    #[response(status = 403)]
+    Forbidden(ErrorBody),
+    /// `UNSUPPORTED_MEDIA_TYPE`.
+    #[response(status = 415)]
+    UnsupportedMediaType(ErrorBody),
+    /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
+    #[response(status = 429)]
+    TooManyRequests(ErrorBody),
+    /// `SERVICE_UNAVAILABLE`: a backend service is down.
+    #[response(status = 503)]
+    Unavailable(ErrorBody),
+}
+
+/// What a route that needs a session can answer besides its own errors.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum SessionErrors {
+    /// `VALIDATION_ERROR`: the query does not match its schema.
+    #[response(status = 400)]
+    Invalid(ErrorBody),
+    /// `UNAUTHORIZED`: no valid session.
+    #[response(status = 401)]
+    Unauthorized(ErrorBody),
+    /// `SESSION_NOT_FRESH`: signed in too long ago for this action.
+    #[response(status = 403)]
+    NotFresh(ErrorBody),
+    /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
+    #[response(status = 429)]
+    TooManyRequests(ErrorBody),
+    /// `SERVICE_UNAVAILABLE`: a backend service is down.
+    #[response(status = 503)]
+    Unavailable(ErrorBody),
+}
+
+/// The document as served: title, version, and the server the paths are relative to.
+pub fn finish(mut document: OpenApi, base_url: &url::Url) -> OpenApi {
+    document.info = InfoBuilder::new()
+        .title("Gatehouse")
+        .description(Some(
+            "better-auth's HTTP protocol: accounts, sessions and organizations.",
+        ))
+        .version(env!("CARGO_PKG_VERSION"))
+        .build();
+    let base = base_url.as_str().trim_end_matches('/');
+    document.servers = Some(vec![Server::new(format!("{base}{}", crate::BASE_PATH))]);
+    document
+}
+
+/// The two document routes (rate-limited like any other, not listed in the document).
+pub fn router(document: OpenApi) -> Router<AppState> {
+    let json = Arc::new(document.to_json().unwrap_or_else(|error| {
+        tracing::error!(%error, "the OpenAPI document does not serialise");
+        "{}".into()
+    }));
+    let page = Arc::new(reference_page(&document));
+    let guard =
+        axum::middleware::from_fn(|request, next| policy::guard(Policy::DEFAULT, request, next));
+    Router::new()
+        .route(
+            "/open-api/generate-schema",
+            get(move || {
+                let json = json.clone();
+                async move { json_response(&json) }
+            }),
+        )
+        .route(
+            "/reference",
+            get(move || {
+                let page = page.clone();
+                async move { Html(page.as_str().to_string()) }
+            }),
+        )
+        .route_layer(guard)
+}
+
+fn json_response(json: &str) -> Response {
+    let mut response = (StatusCode::OK, json.to_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn operations(document: &OpenApi) -> Vec<(String, &'static str, &Operation)> {
+    let mut out = Vec::new();
+    for (path, item) in &document.paths.paths {
+        let methods = [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("PATCH", &item.patch),
+            ("DELETE", &item.delete),
+        ];
+        for (method, operation) in methods {
+            if let Some(operation) = operation {
+                out.push((path.clone(), method, operation));
+            }
+        }
+    }
+    out
+}
+
+/// A plain page listing every operation: method, path, what it does, its responses.
+fn reference_page(document: &OpenApi) -> String {
+    let mut body = String::new();
+    for (path, method, operation) in operations(document) {
+        let summary = operation.summary.as_deref().unwrap_or_default();
+        let description = operation.description.as_deref().unwrap_or_default();
+        let id = format!("{method}-{path}").replace(['/', '{', '}'], "-");
+        body.push_str(&format!(
+            "<section id=\"{}\"><h2><code>{method} {}</code></h2><p>{}</p>",
+            escape_html(&id),
+            escape_html(&format!("{}{path}", crate::BASE_PATH)),
+            escape_html(summary)
+        ));
+        if !description.is_empty() && description != summary {
+            body.push_str(&format!("<p>{}</p>", escape_html(description)));
+        }
+        body.push_str("<table><thead><tr><th scope=\"col\">Status</th><th scope=\"col\">Meaning</th></tr></thead><tbody>");
+        for (status, response) in &operation.responses.responses {
+            let meaning = match response {
+                RefOr::T(response) => response.description.as_str(),
+                RefOr::Ref(reference) => reference.ref_location.as_str(),
+            };
+            body.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td></tr>",
+                escape_html(status),
+                escape_html(meaning)
+            ));
+        }
+        body.push_str("</tbody></table></section>\n");
+    }
+    format!(
+        r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} API reference</title>
+<style>
+  :root {{ color-scheme: light dark; font-family: system-ui, sans-serif; }}
+  body {{ max-width: 52rem; margin: 0 auto; padding: 2rem; line-height: 1.5; }}
+  section {{ border-top: 1px solid #8884; padding: .5rem 0 1rem; }}
+  table {{ border-collapse: collapse; }} td, th {{ padding: .2rem .8rem .2rem 0; text-align: left; vertical-align: top; }}
+</style>
+</head>
+<body>
+<main>
+<h1>{title} API reference</h1>
+<p>The machine-readable document is at <a href="{base}/open-api/generate-schema"><code>{base}/open-api/generate-schema</code></a> (OpenAPI {version}).</p>
+{body}</main>
+</body>
+</html>
+"#,
+        title = escape_html(&document.info.title),
+        base = crate::BASE_PATH,
+        version = "3.1",
+    )
+}

@@ -1,0 +1,115 @@
+//! What a route registration says besides its handler: which rate-limit rule counts its
+//! requests and how its origin is checked. [`guard`] runs it for every request before the
+//! handler (better-auth rate-limits before routing, so unmatched paths are counted too, under
+//! one shared bucket).
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, MatchedPath, Request};
+use axum::http::HeaderMap;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::client_ip::{bucket, client_ip};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// better-auth's rate-limit rules (protocol §7.3); their windows come from configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RateRule {
+    /// Every route not named otherwise (`RATE_LIMIT_WINDOW` / `RATE_LIMIT_MAX`).
+    #[default]
+    Default,
+    /// Sign-in, sign-up, change-password, change-email (`RATE_LIMIT_SIGN_IN_*`).
+    SignIn,
+    /// Routes that send mail (`RATE_LIMIT_EMAIL_*`).
+    Email,
+}
+
+/// How a state-changing request's origin is checked (protocol §7.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OriginMode {
+    /// Check A: a request carrying cookies must come from a trusted origin.
+    #[default]
+    Cookies,
+    /// Check C: sign-in and sign-up, which a plain HTML form can reach, are checked even
+    /// without cookies; they also accept `application/x-www-form-urlencoded` bodies.
+    FormLogin,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Policy {
+    pub rate: RateRule,
+    pub origin: OriginMode,
+}
+
+impl Policy {
+    pub const DEFAULT: Policy = Policy {
+        rate: RateRule::Default,
+        origin: OriginMode::Cookies,
+    };
+
+    pub const fn rate(self, rate: RateRule) -> Self {
+        Policy { rate, ..self }
+    }
+
+    pub const fn form_login(self) -> Self {
+        Policy {
+            origin: OriginMode::FormLogin,
+            ..self
+        }
+    }
+
+    pub fn accepts_form(self) -> bool {
+        self.origin == OriginMode::FormLogin
+    }
+}
+
+/// The per-route middleware: counts the request against its rule, then hands the policy to
+/// the extractors.
+pub async fn guard(policy: Policy, mut request: Request, next: Next) -> Response {
+    let Some(state) = request.extensions().get::<AppState>().cloned() else {
+        return ApiError::from(gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR).into_response();
+    };
+    // The route template, not the raw path: arbitrary paths must not mint new buckets.
+    let path = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|matched| matched.as_str().to_string())
+        .unwrap_or_else(|| "/(unmatched)".to_string());
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    if let Err(rejection) = check(&state, request.headers(), peer, &path, policy.rate).await {
+        return rejection.into_response();
+    }
+    request.extensions_mut().insert(policy);
+    next.run(request).await
+}
+
+/// Counts one request under `rule`; `Err` with a 429 when the caller is over the limit.
+pub async fn check(
+    state: &AppState,
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+    path: &str,
+    rule: RateRule,
+) -> Result<(), ApiError> {
+    if !state.config.rate_limit.enabled {
+        return Ok(());
+    }
+    let path = path.strip_prefix(crate::BASE_PATH).unwrap_or(path);
+    let ip = client_ip(headers, peer, &state.config.trusted_proxies)
+        .map(bucket)
+        .unwrap_or_else(|| "no-trusted-ip".into());
+    let key = format!("rate:{ip}|{path}");
+    state
+        .rate_limiter
+        .check(&key, rule)
+        .await
+        .map_err(|retry_after_secs| {
+            metrics::counter!("rate_limited_total").increment(1);
+            ApiError::RateLimited { retry_after_secs }
+        })
+}

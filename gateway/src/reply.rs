@@ -1,0 +1,56 @@
+//! A JSON response with the `Set-Cookie` headers a handler adds to it.
+
+use axum::Json;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+pub struct Reply {
+    pub response: Response,
+}
+
+impl Reply {
+    pub fn json(body: &impl Serialize) -> Self {
+        Self {
+            response: Json(body).into_response(),
+        }
+    }
+
+    /// A body that is already JSON.
+    pub fn raw_json(body: String) -> Self {
+        Self {
+            response: crate::error::json_body(axum::http::StatusCode::OK, body),
+        }
+    }
+
+    pub fn set_cookie(&mut self, cookie: &str) {
+        match HeaderValue::from_str(cookie) {
+            Ok(value) => {
+                self.response
+                    .headers_mut()
+                    .append(header::SET_COOKIE, value);
+            }
+            Err(error) => tracing::error!(%error, "unencodable Set-Cookie value dropped"),
+        }
+    }
+
+    pub fn set_cookies(&mut self, cookies: impl IntoIterator<Item = String>) {
+        for cookie in cookies {
+            self.set_cookie(&cookie);
+        }
+    }
+
+    /// Never stored by browsers or proxies (session answers).
+    pub fn no_store(mut self) -> Self {
+        let headers = self.response.headers_mut();
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+        self
+    }
+}
+
+impl IntoResponse for Reply {
+    fn into_response(self) -> Response {
+        self.response
+    }
+}

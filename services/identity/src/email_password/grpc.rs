@@ -1,0 +1,45 @@
+//! `gatehouse.identity.v1.EmailPasswordService`.
+
+use gatehouse_proto::identity::v1 as pb;
+use gatehouse_proto::identity::v1::email_password_service_server::{
+    EmailPasswordService, EmailPasswordServiceServer,
+};
+use tonic::{Request, Response, Status};
+
+use super::{EmailPassword, SignUp};
+
+pub fn server(rules: EmailPassword) -> EmailPasswordServiceServer<EmailPassword> {
+    EmailPasswordServiceServer::new(rules)
+}
+
+#[tonic::async_trait]
+impl EmailPasswordService for EmailPassword {
+    async fn sign_up_email(
+        &self,
+        request: Request<pb::SignUpEmailRequest>,
+    ) -> Result<Response<pb::SignUpEmailResponse>, Status> {
+        let r = request.into_inner();
+        let user = self
+            .sign_up(SignUp {
+                name: r.name,
+                email: r.email,
+                password: r.password,
+                image: r.image,
+            })
+            .await?;
+        Ok(Response::new(pb::SignUpEmailResponse {
+            user: Some(user.into()),
+        }))
+    }
+
+    async fn sign_in_email(
+        &self,
+        request: Request<pb::SignInEmailRequest>,
+    ) -> Result<Response<pb::SignInEmailResponse>, Status> {
+        let r = request.into_inner();
+        let user = self.sign_in(&r.email, &r.password).await?;
+        Ok(Response::new(pb::SignInEmailResponse {
+            user: Some(user.into()),
+        }))
+    }
+}

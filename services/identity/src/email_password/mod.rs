@@ -1,0 +1,124 @@
+//! The `email_password` capability (`gatehouse.identity.v1.EmailPasswordService`): who may
+//! sign up with an email and a password, and whether a password proves who someone is.
+
+pub mod grpc;
+pub mod store;
+
+use gatehouse_kit::db::Db;
+use gatehouse_kit::errors::base;
+use gatehouse_kit::validate::{is_valid_email, normalize_email};
+
+use crate::error::IdentityError;
+use crate::password::{HashError, Hasher};
+use crate::user::User;
+
+#[derive(Clone)]
+pub struct EmailPassword {
+    db: Db,
+    hasher: Hasher,
+    min_password: usize,
+    max_password: usize,
+}
+
+pub struct SignUp {
+    pub name: String,
+    pub email: String,
+    pub password: String,
+    pub image: Option<String>,
+}
+
+impl EmailPassword {
+    pub fn new(db: Db, hasher: Hasher, min_password: usize, max_password: usize) -> Self {
+        Self {
+            db,
+            hasher,
+            min_password,
+            max_password,
+        }
+    }
+
+    pub async fn sign_up(&self, request: SignUp) -> Result<User, IdentityError> {
+        let email = normalize_email(&request.email);
+        if !is_valid_email(&email) {
+            return Err(base::INVALID_EMAIL.into());
+        }
+        let length = request.password.chars().count();
+        if length < self.min_password {
+            return Err(base::PASSWORD_TOO_SHORT.into());
+        }
+        if length > self.max_password {
+            return Err(base::PASSWORD_TOO_LONG.into());
+        }
+        let hash = self
+            .hasher
+            .hash(&request.password)
+            .await
+            .map_err(|error| match error {
+                HashError::Busy => IdentityError::Busy,
+                error => IdentityError::internal("hashing", base::FAILED_TO_CREATE_USER, error),
+            })?;
+        let new = store::NewUser {
+            name: request.name,
+            email,
+            image: request.image,
+        };
+        match store::create_user(&self.db, new, &hash).await {
+            Ok(user) => {
+                tracing::info!(user_id = %user.id, "user signed up");
+                Ok(user)
+            }
+            Err(store::CreateError::EmailTaken) => {
+                Err(base::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.into())
+            }
+            Err(store::CreateError::Db(error)) => Err(IdentityError::internal(
+                "creating a user",
+                base::FAILED_TO_CREATE_USER,
+                error,
+            )),
+        }
+    }
+
+    /// Checks email + password. Every failure looks the same from outside, and takes one hash
+    /// verification whether or not the account exists.
+    pub async fn sign_in(&self, email: &str, password: &str) -> Result<User, IdentityError> {
+        let email = normalize_email(email);
+        if !is_valid_email(&email) {
+            return Err(base::INVALID_EMAIL.into());
+        }
+        if password.chars().count() > self.max_password {
+            return Err(base::PASSWORD_TOO_LONG.into());
+        }
+        let credential = store::find_credential(&self.db, &email).await?;
+        let found = credential.and_then(|c| match (c.account_row_id, c.password_hash) {
+            (Some(account), Some(hash)) => Some((c.user, account, hash)),
+            _ => None,
+        });
+        let Some((user, account_row_id, stored)) = found else {
+            self.hasher.verify_dummy(password).await?;
+            return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
+        };
+        let verification = self.hasher.verify(password, &stored).await?;
+        if !verification.valid {
+            return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
+        }
+        if verification.needs_rehash {
+            self.upgrade_hash(&account_row_id, password).await;
+        }
+        Ok(user)
+    }
+
+    /// Replaces an imported (scrypt) or outdated hash after a successful sign-in. Best effort:
+    /// a failure leaves the old, still valid hash in place.
+    async fn upgrade_hash(&self, account_row_id: &str, password: &str) {
+        let result = match self.hasher.hash(password).await {
+            Ok(hash) => store::set_password_hash(&self.db, account_row_id, &hash)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        match result {
+            Ok(()) => tracing::info!(account = account_row_id, "password re-hashed with argon2id"),
+            Err(error) => tracing::warn!(%error, "password re-hash failed; keeping the old hash"),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Users with their credential account: created together, read together at sign-in.
+
+use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::ids;
+use gatehouse_kit::outbox::OutboxEvent;
+use serde::Serialize;
+
+use crate::user::User;
+use crate::user_columns;
+
+pub const CREDENTIAL_PROVIDER: &str = "credential";
+
+/// A user with their credential account, as sign-in needs it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Credential {
+    #[sqlx(flatten)]
+    pub user: User,
+    /// The credential account's row id; `None` when the user only has social accounts.
+    pub account_row_id: Option<String>,
+    pub password_hash: Option<String>,
+}
+
+pub struct NewUser {
+    pub name: String,
+    /// Already normalised (lower-cased).
+    pub email: String,
+    pub image: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    #[error("a user with this email exists")]
+    EmailTaken,
+    #[error(transparent)]
+    Db(DbError),
+}
+
+/// The `user.created` event's data. No secrets: it travels to other services.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UserCreated<'a> {
+    id: &'a str,
+    email: &'a str,
+    name: &'a str,
+    email_verified: bool,
+    created_at: String,
+}
+
+/// Creates the user, their credential account and the `user.created` event, atomically.
+pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<User, CreateError> {
+    let now = ids::now();
+    let user = User {
+        id: ids::new_id(),
+        name: new.name,
+        email: new.email,
+        email_verified: false,
+        image: new.image,
+        created_at: now,
+        updated_at: now,
+    };
+    let event = OutboxEvent::new(
+        "user.created",
+        &UserCreated {
+            id: &user.id,
+            email: &user.email,
+            name: &user.name,
+            email_verified: user.email_verified,
+            created_at: ids::iso(now.timestamp_millis()),
+        },
+    );
+    let result: Result<(), DbError> = async {
+        let mut tx = db.begin().await?;
+        query(
+            "INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(user.id.as_str())
+        .bind(user.name.as_str())
+        .bind(user.email.as_str())
+        .bind(user.email_verified)
+        .bind(user.image.clone())
+        .bind(user.created_at)
+        .bind(user.updated_at)
+        .execute(&mut tx)
+        .await?;
+        query(
+            "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(ids::new_id())
+        .bind(user.id.as_str())
+        .bind(CREDENTIAL_PROVIDER)
+        .bind(user.id.as_str())
+        .bind(password_hash)
+        .bind(now)
+        .bind(now)
+        .execute(&mut tx)
+        .await?;
+        tx.enqueue(&event).await?;
+        tx.commit().await
+    }
+    .await;
+    match result {
+        Ok(()) => Ok(user),
+        Err(DbError::UniqueViolation(_)) => Err(CreateError::EmailTaken),
+        Err(error) => Err(CreateError::Db(error)),
+    }
+}
+
+/// The user with this (normalised) email and their credential account, if any.
+pub async fn find_credential(db: &Db, email: &str) -> Result<Option<Credential>, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        user_columns!(),
+        ", accounts.id AS account_row_id, accounts.password AS password_hash \
+         FROM users LEFT JOIN accounts ON accounts.user_id = users.id AND accounts.provider_id = $1 \
+         WHERE users.email = $2"
+    );
+    query(SQL)
+        .bind(CREDENTIAL_PROVIDER)
+        .bind(email)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn set_password_hash(
+    db: &Db,
+    account_row_id: &str,
+    password_hash: &str,
+) -> Result<(), DbError> {
+    query("UPDATE accounts SET password = $1, updated_at = $2 WHERE id = $3")
+        .bind(password_hash)
+        .bind(ids::now())
+        .bind(account_row_id)
+        .execute(db)
+        .await?;
+    Ok(())
+}

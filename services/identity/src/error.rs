@@ -1,0 +1,83 @@
+//! The identity service's one error type, mapped to what callers see in one place. Refusals
+//! carry their catalogued code; internal failures are logged here with their cause and reach
+//! the caller only as their code.
+
+use gatehouse_kit::db::DbError;
+use gatehouse_kit::errors::{ErrorCode, Failure, base};
+use tonic::Status;
+
+use crate::password::HashError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    /// A rule said no (wrong password, taken email, …).
+    #[error("refused: {0}")]
+    Refused(Failure),
+    /// The hashing queue is full: answer at once rather than wait past the caller's timeout.
+    #[error("the password hashing queue is full")]
+    Busy,
+    /// Our fault. `answer` is what the caller is told.
+    #[error("{what}: {source}")]
+    Internal {
+        what: &'static str,
+        answer: ErrorCode,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl IdentityError {
+    pub fn internal(
+        what: &'static str,
+        answer: ErrorCode,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        IdentityError::Internal {
+            what,
+            answer,
+            source: source.into(),
+        }
+    }
+}
+
+impl From<ErrorCode> for IdentityError {
+    fn from(code: ErrorCode) -> Self {
+        IdentityError::Refused(code.into())
+    }
+}
+
+impl From<DbError> for IdentityError {
+    fn from(error: DbError) -> Self {
+        IdentityError::internal("storage", base::INTERNAL_SERVER_ERROR, error)
+    }
+}
+
+impl From<HashError> for IdentityError {
+    fn from(error: HashError) -> Self {
+        match error {
+            HashError::Busy => IdentityError::Busy,
+            error => {
+                IdentityError::internal("password hashing", base::INTERNAL_SERVER_ERROR, error)
+            }
+        }
+    }
+}
+
+impl From<IdentityError> for Status {
+    fn from(error: IdentityError) -> Self {
+        match error {
+            IdentityError::Refused(failure) => failure.into(),
+            IdentityError::Busy => {
+                metrics::counter!("sign_in_shed_total").increment(1);
+                base::SERVICE_UNAVAILABLE.into()
+            }
+            IdentityError::Internal {
+                what,
+                answer,
+                source,
+            } => {
+                tracing::error!(error = %source, "identity: {what} failed");
+                answer.into()
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! `gatehouse.identity.v1.UserService`.
+
+use gatehouse_proto::identity::v1 as pb;
+use gatehouse_proto::identity::v1::user_service_server::{UserService, UserServiceServer};
+use tonic::{Request, Response, Status};
+
+use super::Users;
+
+pub fn server(users: Users) -> UserServiceServer<Users> {
+    UserServiceServer::new(users)
+}
+
+#[tonic::async_trait]
+impl UserService for Users {
+    async fn get_user(
+        &self,
+        request: Request<pb::GetUserRequest>,
+    ) -> Result<Response<pb::GetUserResponse>, Status> {
+        let user = self.get(&request.into_inner().id).await?;
+        Ok(Response::new(pb::GetUserResponse {
+            user: Some(user.into()),
+        }))
+    }
+}

@@ -1,0 +1,5 @@
+//! The identity service's tests, one binary: each storage test runs as a named case per
+//! backend (`…::case_1_sqlite`, `…::case_2_postgres`).
+
+mod email_password;
+mod schema;

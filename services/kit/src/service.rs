@@ -1,0 +1,185 @@
+//! What every service does at start, written once. A service crate exports one [`Part`]; the
+//! `gatehouse` binary lists the parts, gives each a subcommand for distributed mode and runs
+//! them all in standalone mode. [`serve`] opens the service's database (its migrations plus
+//! kit's), starts the outbox relay, and serves its gRPC services with health and `/metrics`
+//! until shutdown.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tonic::server::NamedService;
+
+use crate::bus::Bus;
+use crate::cache::Cache;
+use crate::config::{Backends, ConfigError, Env};
+use crate::db::{Db, DbError, Migrations};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub type PartFuture = Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send>>;
+
+/// What a part runs with: its settings and the backends shared by every part of the process
+/// (standalone mode hands every part the same in-memory bus and cache).
+#[derive(Clone)]
+pub struct Context {
+    pub env: Env,
+    /// `DATA_DIR` (default `./data`): SQLite files and the generated secret.
+    pub data_dir: String,
+    pub bus: Bus,
+    pub cache: Cache,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("BUS_URL: {0}")]
+    Bus(#[from] crate::bus::BusError),
+    #[error("CACHE_URL: {0}")]
+    Cache(#[from] crate::cache::CacheError),
+}
+
+impl Context {
+    /// The backends named by `BUS_URL` and `CACHE_URL`.
+    pub fn from_env(env: Env) -> Result<Self, ContextError> {
+        let backends = Backends::from_env(&env)?;
+        Ok(Self {
+            data_dir: env.string("DATA_DIR", "./data"),
+            bus: backends.bus()?,
+            cache: backends.cache()?,
+            env,
+        })
+    }
+}
+
+/// One service of Gatehouse: `gatehouse <name>` runs it alone.
+pub trait Part: Sync {
+    /// Lower-case name: the subcommand, and the prefix of its settings (`<NAME>_LISTEN`,
+    /// `<NAME>_URL`, `<NAME>_DATABASE_URL`).
+    fn name(&self) -> &'static str;
+    /// One line for `gatehouse --help`.
+    fn about(&self) -> &'static str;
+    /// The gRPC listen address when `<NAME>_LISTEN` is unset.
+    fn default_listen(&self) -> &'static str;
+    /// Runs until `shutdown` is cancelled.
+    fn run(
+        &self,
+        context: Context,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> PartFuture;
+}
+
+/// `IDENTITY_LISTEN` for `identity`.
+pub fn listen_var(name: &str) -> String {
+    format!("{}_LISTEN", name.to_ascii_uppercase())
+}
+
+/// `IDENTITY_URL` for `identity`: where other parts reach it.
+pub fn url_var(name: &str) -> String {
+    format!("{}_URL", name.to_ascii_uppercase())
+}
+
+/// Where the gRPC service `name` listens, for its clients: `<NAME>_URL`, else its default
+/// listen address.
+pub fn service_url(env: &Env, name: &str, default_listen: &str) -> String {
+    env.string(&url_var(name), &format!("http://{default_listen}"))
+}
+
+/// A service's database settings: `<NAME>_DATABASE_URL` (default
+/// `sqlite://$DATA_DIR/<name>.sqlite`) and `<NAME>_DATABASE_MAX_CONNECTIONS` (default 10).
+#[derive(Clone, Debug)]
+pub struct DatabaseSettings {
+    pub url: String,
+    pub max_connections: u32,
+}
+
+impl DatabaseSettings {
+    pub fn from_env(env: &Env, data_dir: &str, name: &str) -> Result<Self, ConfigError> {
+        let prefix = name.to_ascii_uppercase();
+        Ok(Self {
+            url: env.string(
+                &format!("{prefix}_DATABASE_URL"),
+                &format!("sqlite://{data_dir}/{name}.sqlite"),
+            ),
+            max_connections: env.parse(&format!("{prefix}_DATABASE_MAX_CONNECTIONS"), 10)?,
+        })
+    }
+}
+
+/// The gRPC services one process serves, with their names for the health service.
+#[derive(Default)]
+pub struct GrpcServices {
+    pub(crate) routes: tonic::service::Routes,
+    pub(crate) names: Vec<&'static str>,
+}
+
+impl GrpcServices {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn serve<S>(mut self, service: S) -> Self
+    where
+        S: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Error = std::convert::Infallible,
+            > + NamedService
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Response: axum::response::IntoResponse,
+        S::Future: Send + 'static,
+    {
+        self.names.push(S::NAME);
+        self.routes = self.routes.add_service(service);
+        self
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("configuration: {0}")]
+    Config(#[from] ConfigError),
+    #[error("database: {0}")]
+    Db(#[from] DbError),
+    #[error("starting: {0}")]
+    Start(BoxError),
+    #[error("serving: {0}")]
+    Serve(#[from] std::io::Error),
+}
+
+/// Runs a service: its database (`<NAME>_DATABASE_URL`, migrations applied), the outbox relay,
+/// whatever `start` builds on that database, and the gRPC listener, until `shutdown`.
+pub async fn serve<F, Fut>(
+    name: &'static str,
+    migrations: &Migrations,
+    context: Context,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    start: F,
+) -> Result<(), ServeError>
+where
+    F: FnOnce(Db, Context, CancellationToken) -> Fut,
+    Fut: Future<Output = Result<GrpcServices, BoxError>>,
+{
+    let database = DatabaseSettings::from_env(&context.env, &context.data_dir, name)?;
+    tracing::info!(
+        service = name,
+        database = %crate::config::redact_url(&database.url),
+        max_connections = database.max_connections,
+        bus = context.bus.describe(),
+        cache = context.cache.describe(),
+        "service configuration"
+    );
+    let db = Db::connect(&database.url, database.max_connections, migrations).await?;
+    crate::outbox::spawn_relay(db.clone(), context.bus.clone(), shutdown.clone());
+    let services = start(db.clone(), context, shutdown.clone())
+        .await
+        .map_err(ServeError::Start)?;
+    crate::server::serve_grpc(listener, services, shutdown).await?;
+    db.close().await;
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! kit's tests against real backends, one binary: the storage API on both databases (a named
+//! case per backend), the Redis cache through a cuttable proxy.
+
+mod cache;
+mod db;

@@ -1,0 +1,68 @@
+//! The session service's one error type, mapped to what callers see in one place.
+
+use gatehouse_kit::db::DbError;
+use gatehouse_kit::errors::{ErrorCode, Failure, base};
+use tonic::Status;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// A rule said no.
+    #[error("refused: {0}")]
+    Refused(Failure),
+    /// The identity service failed; its failure is passed on as it came.
+    #[error("identity service: {0}")]
+    Upstream(Failure),
+    /// Our fault. `answer` is what the caller is told.
+    #[error("{what}: {source}")]
+    Internal {
+        what: &'static str,
+        answer: ErrorCode,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl SessionError {
+    pub fn internal(
+        what: &'static str,
+        answer: ErrorCode,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        SessionError::Internal {
+            what,
+            answer,
+            source: source.into(),
+        }
+    }
+}
+
+impl From<ErrorCode> for SessionError {
+    fn from(code: ErrorCode) -> Self {
+        SessionError::Refused(code.into())
+    }
+}
+
+impl From<DbError> for SessionError {
+    fn from(error: DbError) -> Self {
+        SessionError::internal("storage", base::INTERNAL_SERVER_ERROR, error)
+    }
+}
+
+impl From<SessionError> for Status {
+    fn from(error: SessionError) -> Self {
+        match error {
+            SessionError::Refused(failure) => failure.into(),
+            SessionError::Upstream(failure) => {
+                tracing::warn!(%failure, "identity service lookup failed");
+                failure.into()
+            }
+            SessionError::Internal {
+                what,
+                answer,
+                source,
+            } => {
+                tracing::error!(error = %source, "session: {what} failed");
+                answer.into()
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! `gatehouse.session.v1.SessionService`.
+
+use gatehouse_kit::errors::base;
+use gatehouse_proto::session::v1 as pb;
+use gatehouse_proto::session::v1::session_service_server::{SessionService, SessionServiceServer};
+use tonic::{Request, Response, Status};
+
+use super::{NewSession, Sessions};
+
+pub fn server(sessions: Sessions) -> SessionServiceServer<Sessions> {
+    SessionServiceServer::new(sessions)
+}
+
+#[tonic::async_trait]
+impl SessionService for Sessions {
+    async fn create_session(
+        &self,
+        request: Request<pb::CreateSessionRequest>,
+    ) -> Result<Response<pb::CreateSessionResponse>, Status> {
+        let r = request.into_inner();
+        if r.user_id.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message("user_id is required")
+                .into());
+        }
+        let session = self
+            .create(NewSession {
+                user_id: r.user_id,
+                ip_address: r.ip_address,
+                user_agent: r.user_agent,
+                remember_me: r.remember_me,
+            })
+            .await?;
+        Ok(Response::new(pb::CreateSessionResponse {
+            session: Some(session.into()),
+        }))
+    }
+
+    async fn get_session(
+        &self,
+        request: Request<pb::GetSessionRequest>,
+    ) -> Result<Response<pb::GetSessionResponse>, Status> {
+        let r = request.into_inner();
+        let response = match self.get(&r.token, r.disable_refresh).await? {
+            Some(found) => pb::GetSessionResponse {
+                session: Some(found.session.into()),
+                user: Some(found.user),
+                refreshed: found.refreshed,
+                fresh: found.fresh,
+            },
+            None => pb::GetSessionResponse::default(),
+        };
+        Ok(Response::new(response))
+    }
+
+    async fn revoke_session(
+        &self,
+        request: Request<pb::RevokeSessionRequest>,
+    ) -> Result<Response<pb::RevokeSessionResponse>, Status> {
+        self.revoke(&request.into_inner().token).await?;
+        Ok(Response::new(pb::RevokeSessionResponse {}))
+    }
+
+    async fn list_sessions(
+        &self,
+        request: Request<pb::ListSessionsRequest>,
+    ) -> Result<Response<pb::ListSessionsResponse>, Status> {
+        let r = request.into_inner();
+        if r.user_id.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message("user_id is required")
+                .into());
+        }
+        let sessions = self.list(&r.user_id).await?;
+        Ok(Response::new(pb::ListSessionsResponse {
+            sessions: sessions.into_iter().map(Into::into).collect(),
+        }))
+    }
+}

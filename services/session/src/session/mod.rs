@@ -1,0 +1,231 @@
+//! The `session` capability (`gatehouse.session.v1.SessionService`): creation, lookup through
+//! the read-through cache with sliding refresh, listing and revocation.
+
+pub mod cache;
+pub mod grpc;
+pub mod store;
+
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use gatehouse_kit::db::Db;
+use gatehouse_kit::errors::{Failure, base};
+use gatehouse_kit::ids;
+use gatehouse_kit::telemetry::TracedChannel;
+use gatehouse_proto::identity::v1 as identity_pb;
+use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
+
+use crate::config::Lifetimes;
+use crate::error::SessionError;
+use cache::{Cached, SessionCache};
+
+const TOKEN_LENGTH: usize = 32;
+
+/// A session as the session service keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Session {
+    pub id: String,
+    pub token: String,
+    pub user_id: String,
+    pub expires_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub ip_address: String,
+    pub user_agent: String,
+    /// false for a "don't remember me" sign-in: a short session that never slides.
+    pub remember_me: bool,
+}
+
+/// A session found for a token, with its user as the identity service describes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    pub session: Session,
+    pub user: identity_pb::User,
+    pub refreshed: bool,
+    pub fresh: bool,
+}
+
+pub struct NewSession {
+    pub user_id: String,
+    pub ip_address: String,
+    pub user_agent: String,
+    pub remember_me: bool,
+}
+
+#[derive(Clone)]
+pub struct Sessions {
+    db: Db,
+    cache: SessionCache,
+    users: UserServiceClient<TracedChannel>,
+    lifetimes: Lifetimes,
+}
+
+fn delta(duration: Duration) -> TimeDelta {
+    TimeDelta::from_std(duration).unwrap_or(TimeDelta::MAX)
+}
+
+impl Sessions {
+    pub fn new(
+        db: Db,
+        cache: SessionCache,
+        users: UserServiceClient<TracedChannel>,
+        lifetimes: Lifetimes,
+    ) -> Self {
+        Self {
+            db,
+            cache,
+            users,
+            lifetimes,
+        }
+    }
+
+    pub fn cache(&self) -> &SessionCache {
+        &self.cache
+    }
+
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub async fn create(&self, new: NewSession) -> Result<Session, SessionError> {
+        let now = ids::now();
+        let lifetime = if new.remember_me {
+            self.lifetimes.expires_in
+        } else {
+            self.lifetimes.dont_remember_expires_in
+        };
+        let session = Session {
+            id: ids::new_id(),
+            token: ids::random_alphanumeric(TOKEN_LENGTH),
+            user_id: new.user_id,
+            expires_at: now + delta(lifetime),
+            created_at: now,
+            updated_at: now,
+            ip_address: new.ip_address,
+            user_agent: new.user_agent,
+            remember_me: new.remember_me,
+        };
+        store::insert(&self.db, &session).await.map_err(|error| {
+            SessionError::internal("creating a session", base::FAILED_TO_CREATE_SESSION, error)
+        })?;
+        Ok(session)
+    }
+
+    /// The live session for `token`, slid forward when due (unless `disable_refresh` or the
+    /// session is a "don't remember me" one). `None` for unknown or expired tokens.
+    pub async fn get(
+        &self,
+        token: &str,
+        disable_refresh: bool,
+    ) -> Result<Option<Resolved>, SessionError> {
+        if token.len() != TOKEN_LENGTH || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Ok(None);
+        }
+        let now = ids::now();
+        let (mut session, user) = match self.cache.get(token).await {
+            Cached::Hit(hit) => *hit,
+            Cached::Revoked => return Ok(None),
+            Cached::Miss => match self.load(token, now).await? {
+                Some(loaded) => loaded,
+                None => return Ok(None),
+            },
+        };
+        if session.expires_at <= now {
+            self.forget(token).await?;
+            return Ok(None);
+        }
+        let due = session.expires_at - delta(self.lifetimes.expires_in)
+            + delta(self.lifetimes.update_age)
+            <= now;
+        let mut refreshed = false;
+        if due && session.remember_me && !disable_refresh {
+            let expires_at = now + delta(self.lifetimes.expires_in);
+            if !store::extend(&self.db, token, expires_at, now).await? {
+                self.cache.bury(token).await;
+                return Ok(None);
+            }
+            session.expires_at = expires_at;
+            session.updated_at = now;
+            refreshed = true;
+            self.cache
+                .refresh(&session, &user, now.timestamp_millis())
+                .await;
+        }
+        Ok(Some(Resolved {
+            fresh: self.is_fresh(&session, now),
+            session,
+            user,
+            refreshed,
+        }))
+    }
+
+    /// Signed in less than `fresh_age` ago (always, when `fresh_age` is 0).
+    fn is_fresh(&self, session: &Session, now: DateTime<Utc>) -> bool {
+        self.lifetimes.fresh_age.is_zero()
+            || now - session.created_at < delta(self.lifetimes.fresh_age)
+    }
+
+    /// The user's unexpired sessions.
+    pub async fn list(&self, user_id: &str) -> Result<Vec<Session>, SessionError> {
+        Ok(store::list_for_user(&self.db, user_id, ids::now()).await?)
+    }
+
+    /// Deletes the session; unknown tokens are fine (sign-out is idempotent).
+    pub async fn revoke(&self, token: &str) -> Result<(), SessionError> {
+        store::revoke(&self.db, token).await?;
+        self.cache.bury(token).await;
+        Ok(())
+    }
+
+    async fn load(
+        &self,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(Session, identity_pb::User)>, SessionError> {
+        let Some(session) = store::find_by_token(&self.db, token).await? else {
+            return Ok(None);
+        };
+        if session.expires_at <= now {
+            self.forget(token).await?;
+            return Ok(None);
+        }
+        let found = self
+            .users
+            .clone()
+            .get_user(identity_pb::GetUserRequest {
+                id: session.user_id.clone(),
+            })
+            .await;
+        let user = match found {
+            Ok(response) => response.into_inner().user,
+            Err(status) => {
+                let failure = Failure::from_status(&status);
+                if !failure.is(base::USER_NOT_FOUND) {
+                    return Err(SessionError::Upstream(failure));
+                }
+                None
+            }
+        };
+        let Some(user) = user else {
+            // The user is gone: the session is an orphan.
+            self.forget(token).await?;
+            return Ok(None);
+        };
+        self.cache
+            .fill(&session, &user, now.timestamp_millis())
+            .await;
+        Ok(Some((session, user)))
+    }
+
+    /// Removes an expired or orphaned session from the table and the cache.
+    async fn forget(&self, token: &str) -> Result<(), SessionError> {
+        store::delete(&self.db, token).await?;
+        self.cache.bury(token).await;
+        Ok(())
+    }
+
+    /// Deletes every expired session (run periodically).
+    pub async fn sweep(&self) -> Result<u64, SessionError> {
+        Ok(store::delete_expired(&self.db, ids::now()).await?)
+    }
+}

@@ -1,0 +1,104 @@
+//! The sessions table.
+
+use chrono::{DateTime, Utc};
+use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::outbox::OutboxEvent;
+
+use super::Session;
+
+/// The columns every read selects (a macro so queries stay literal strings).
+macro_rules! columns {
+    () => {
+        "id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me"
+    };
+}
+
+pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
+    query(
+        "INSERT INTO sessions (id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(session.id.as_str())
+    .bind(session.token.as_str())
+    .bind(session.user_id.as_str())
+    .bind(session.expires_at)
+    .bind(session.created_at)
+    .bind(session.updated_at)
+    .bind(session.ip_address.as_str())
+    .bind(session.user_agent.as_str())
+    .bind(session.remember_me)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+pub async fn find_by_token(db: &Db, token: &str) -> Result<Option<Session>, DbError> {
+    const SQL: &str = concat!("SELECT ", columns!(), " FROM sessions WHERE token = $1");
+    query(SQL).bind(token).fetch_optional(db).await
+}
+
+/// The user's sessions that have not expired, oldest first (better-auth's order).
+pub async fn list_for_user(
+    db: &Db,
+    user_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<Session>, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        columns!(),
+        " FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at, id"
+    );
+    query(SQL).bind(user_id).bind(now).fetch_all(db).await
+}
+
+/// Slides the expiry; `false` when the session no longer exists (revoked meanwhile).
+pub async fn extend(
+    db: &Db,
+    token: &str,
+    expires_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    let updated = query("UPDATE sessions SET expires_at = $1, updated_at = $2 WHERE token = $3")
+        .bind(expires_at)
+        .bind(now)
+        .bind(token)
+        .execute(db)
+        .await?;
+    Ok(updated > 0)
+}
+
+/// Deletes a session and records `session.revoked`; `false` when there was none.
+pub async fn revoke(db: &Db, token: &str) -> Result<bool, DbError> {
+    let mut tx = db.begin().await?;
+    let row: Option<(String, String)> =
+        query("DELETE FROM sessions WHERE token = $1 RETURNING id, user_id")
+            .bind(token)
+            .fetch_optional(&mut tx)
+            .await?;
+    if let Some((id, user_id)) = &row {
+        let event = OutboxEvent::new(
+            "session.revoked",
+            &serde_json::json!({ "sessionId": id, "userId": user_id }),
+        );
+        tx.enqueue(&event).await?;
+    }
+    tx.commit().await?;
+    Ok(row.is_some())
+}
+
+/// Deletes one session without an event (it expired; nobody revoked it).
+pub async fn delete(db: &Db, token: &str) -> Result<(), DbError> {
+    query("DELETE FROM sessions WHERE token = $1")
+        .bind(token)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Removes sessions whose expiry has passed; returns how many.
+pub async fn delete_expired(db: &Db, now: DateTime<Utc>) -> Result<u64, DbError> {
+    query("DELETE FROM sessions WHERE expires_at < $1")
+        .bind(now)
+        .execute(db)
+        .await
+}
