@@ -3,7 +3,7 @@
 //! the caller only as their code.
 
 use gatehouse_kit::db::DbError;
-use gatehouse_kit::errors::{ErrorCode, Failure, base};
+use gatehouse_kit::errors::{ErrorCode, Failure, Internal, base};
 use tonic::Status;
 
 use crate::password::HashError;
@@ -16,13 +16,9 @@ pub enum IdentityError {
     /// The hashing queue is full: answer at once rather than wait past the caller's timeout.
     #[error("the password hashing queue is full")]
     Busy,
-    /// Our fault. `answer` is what the caller is told.
-    #[error("{what}: {source}")]
-    Internal {
-        what: &'static str,
-        answer: ErrorCode,
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
+    /// Our fault: logged with its cause, answered with its code only.
+    #[error(transparent)]
+    Internal(#[from] Internal),
 }
 
 impl IdentityError {
@@ -31,11 +27,7 @@ impl IdentityError {
         answer: ErrorCode,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
-        IdentityError::Internal {
-            what,
-            answer,
-            source: source.into(),
-        }
+        Internal::new(what, answer, source).into()
     }
 }
 
@@ -70,14 +62,7 @@ impl From<IdentityError> for Status {
                 metrics::counter!("sign_in_shed_total").increment(1);
                 base::SERVICE_UNAVAILABLE.into()
             }
-            IdentityError::Internal {
-                what,
-                answer,
-                source,
-            } => {
-                tracing::error!(error = %source, "identity: {what} failed");
-                answer.into()
-            }
+            IdentityError::Internal(internal) => internal.into(),
         }
     }
 }

@@ -11,9 +11,8 @@ pub mod password;
 pub mod user;
 
 use gatehouse_kit::db::Migrations;
-use gatehouse_kit::service::{self, BoxError, Context, GrpcServices, Part, PartFuture};
+use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use sqlx::migrate::Migrator;
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 pub use config::IdentityConfig;
@@ -29,33 +28,13 @@ pub const MIGRATIONS: Migrations = Migrations {
 pub use gatehouse_proto::identity::{DEFAULT_LISTEN, NAME};
 
 /// The identity service as a part of the `gatehouse` binary.
-pub struct Service;
-
-impl Part for Service {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn about(&self) -> &'static str {
-        "The identity service alone (users, credentials)"
-    }
-
-    fn default_listen(&self) -> &'static str {
-        DEFAULT_LISTEN
-    }
-
-    fn run(
-        &self,
-        context: Context,
-        listener: TcpListener,
-        shutdown: CancellationToken,
-    ) -> PartFuture {
-        Box::pin(async move {
-            service::serve(NAME, &MIGRATIONS, context, listener, shutdown, start).await?;
-            Ok(())
-        })
-    }
-}
+pub const SERVICE: ServicePart = ServicePart {
+    name: NAME,
+    about: "The identity service alone (users, credentials)",
+    default_listen: DEFAULT_LISTEN,
+    migrations: &MIGRATIONS,
+    start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
+};
 
 async fn start(
     db: gatehouse_kit::db::Db,

@@ -71,6 +71,48 @@ pub trait Part: Sync {
     ) -> PartFuture;
 }
 
+/// What a service's start returns: the gRPC services it serves.
+pub type StartFuture = Pin<Box<dyn Future<Output = Result<GrpcServices, BoxError>> + Send>>;
+
+/// A service described once: its name, its migrations, and what it starts on its database.
+/// [`Part::run`] is [`serve`] with these, so no service writes its own start-up.
+pub struct ServicePart {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub default_listen: &'static str,
+    pub migrations: &'static Migrations,
+    /// Builds the service's gRPC services on its migrated database (and may spawn background
+    /// work that stops with `shutdown`).
+    pub start: fn(Db, Context, CancellationToken) -> StartFuture,
+}
+
+impl Part for ServicePart {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn about(&self) -> &'static str {
+        self.about
+    }
+
+    fn default_listen(&self) -> &'static str {
+        self.default_listen
+    }
+
+    fn run(
+        &self,
+        context: Context,
+        listener: TcpListener,
+        shutdown: CancellationToken,
+    ) -> PartFuture {
+        let (name, migrations, start) = (self.name, self.migrations, self.start);
+        Box::pin(async move {
+            serve(name, migrations, context, listener, shutdown, start).await?;
+            Ok(())
+        })
+    }
+}
+
 /// `IDENTITY_LISTEN` for `identity`.
 pub fn listen_var(name: &str) -> String {
     format!("{}_LISTEN", name.to_ascii_uppercase())

@@ -1,7 +1,7 @@
 //! The session service's one error type, mapped to what callers see in one place.
 
 use gatehouse_kit::db::DbError;
-use gatehouse_kit::errors::{ErrorCode, Failure, base};
+use gatehouse_kit::errors::{ErrorCode, Failure, Internal, base};
 use tonic::Status;
 
 #[derive(Debug, thiserror::Error)]
@@ -12,13 +12,9 @@ pub enum SessionError {
     /// The identity service failed; its failure is passed on as it came.
     #[error("identity service: {0}")]
     Upstream(Failure),
-    /// Our fault. `answer` is what the caller is told.
-    #[error("{what}: {source}")]
-    Internal {
-        what: &'static str,
-        answer: ErrorCode,
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
+    /// Our fault: logged with its cause, answered with its code only.
+    #[error(transparent)]
+    Internal(#[from] Internal),
 }
 
 impl SessionError {
@@ -27,11 +23,7 @@ impl SessionError {
         answer: ErrorCode,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
-        SessionError::Internal {
-            what,
-            answer,
-            source: source.into(),
-        }
+        Internal::new(what, answer, source).into()
     }
 }
 
@@ -55,14 +47,7 @@ impl From<SessionError> for Status {
                 tracing::warn!(%failure, "identity service lookup failed");
                 failure.into()
             }
-            SessionError::Internal {
-                what,
-                answer,
-                source,
-            } => {
-                tracing::error!(error = %source, "session: {what} failed");
-                answer.into()
-            }
+            SessionError::Internal(internal) => internal.into(),
         }
     }
 }

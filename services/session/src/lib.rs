@@ -10,10 +10,9 @@ pub mod session;
 use std::time::Duration;
 
 use gatehouse_kit::db::{Db, Migrations};
-use gatehouse_kit::service::{self, BoxError, Context, GrpcServices, Part, PartFuture};
+use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use sqlx::migrate::Migrator;
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 pub use config::SessionConfig;
@@ -31,33 +30,13 @@ pub const MIGRATIONS: Migrations = Migrations {
 const SWEEP_INTERVAL: Duration = Duration::from_secs(600);
 
 /// The session service as a part of the `gatehouse` binary.
-pub struct Service;
-
-impl Part for Service {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn about(&self) -> &'static str {
-        "The session service alone"
-    }
-
-    fn default_listen(&self) -> &'static str {
-        DEFAULT_LISTEN
-    }
-
-    fn run(
-        &self,
-        context: Context,
-        listener: TcpListener,
-        shutdown: CancellationToken,
-    ) -> PartFuture {
-        Box::pin(async move {
-            service::serve(NAME, &MIGRATIONS, context, listener, shutdown, start).await?;
-            Ok(())
-        })
-    }
-}
+pub const SERVICE: ServicePart = ServicePart {
+    name: NAME,
+    about: "The session service alone",
+    default_listen: DEFAULT_LISTEN,
+    migrations: &MIGRATIONS,
+    start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
+};
 
 /// The session rules over `db`, reading users from `IDENTITY_URL`.
 pub fn sessions(db: Db, context: &Context) -> Result<session::Sessions, BoxError> {

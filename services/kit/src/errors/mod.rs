@@ -176,6 +176,38 @@ impl From<ErrorCode> for Status {
     }
 }
 
+/// A failure that is the server's fault: logged (with its cause) where it becomes a gRPC
+/// status, and shown to the caller only as `answer`. Every service's error enum wraps it.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {source}")]
+pub struct Internal {
+    pub what: &'static str,
+    pub answer: ErrorCode,
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl Internal {
+    pub fn new(
+        what: &'static str,
+        answer: ErrorCode,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            what,
+            answer,
+            source: source.into(),
+        }
+    }
+}
+
+impl From<Internal> for Status {
+    fn from(internal: Internal) -> Self {
+        tracing::error!(error = %internal.source, "{} failed", internal.what);
+        internal.answer.into()
+    }
+}
+
 /// The gRPC code for an HTTP status, for gRPC callers that read only the code.
 fn grpc_code(status: u16) -> Code {
     match status {

@@ -41,7 +41,7 @@ async fn identity_service() -> IdentityService {
         ("HASH_POOL_SIZE", "2"),
     ]);
     let shutdown = CancellationToken::new();
-    tokio::spawn(gatehouse_identity::Service.run(
+    tokio::spawn(gatehouse_identity::SERVICE.run(
         Context::from_env(env).unwrap(),
         listener,
         shutdown.clone(),
