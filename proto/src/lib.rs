@@ -18,3 +18,49 @@ pub mod session {
         tonic::include_proto!("gatehouse.session.v1");
     }
 }
+
+/// The events services publish: payload types, their topics, and the consumer queues bound
+/// to them. Every process declares these queues before it publishes, so an event never waits
+/// for its consumer to have started once.
+pub mod events {
+    pub mod v1 {
+        tonic::include_proto!("gatehouse.events.v1");
+    }
+
+    /// An event payload and the topic (routing key) it is published under.
+    pub trait Event: prost::Message + Default + 'static {
+        const TOPIC: &'static str;
+    }
+
+    macro_rules! topics {
+        ($( $payload:ty => $topic:literal ),+ $(,)?) => {
+            $( impl Event for $payload { const TOPIC: &'static str = $topic; } )+
+            /// Every topic.
+            pub const TOPICS: &[&str] = &[$( $topic ),+];
+        };
+    }
+
+    topics! {
+        v1::UserCreated => "user.created",
+        v1::UserUpdated => "user.updated",
+        v1::UserDeleted => "user.deleted",
+        v1::SessionRevoked => "session.revoked",
+    }
+
+    /// A consumer's durable queue and the topics bound to it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Queue {
+        pub name: &'static str,
+        pub topics: &'static [&'static str],
+    }
+
+    /// The session service drops its cached copies of a user who changed, and the sessions of
+    /// a user who was deleted.
+    pub const SESSION_USER_EVENTS: Queue = Queue {
+        name: "session.user-events",
+        topics: &["user.updated", "user.deleted"],
+    };
+
+    /// Every consumer queue. Adding a consumer is a line here and its handler.
+    pub const QUEUES: &[Queue] = &[SESSION_USER_EVENTS];
+}

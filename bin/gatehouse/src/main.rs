@@ -21,6 +21,15 @@ fn cli() -> Command {
                 .about("Every service and the gateway in one process (the default)"),
         )
         .subcommand(Command::new("gateway").about("The HTTP gateway alone (/api/auth)"))
+        .subcommand(
+            Command::new("replay-dead-letters")
+                .about("Puts a consumer queue's dead letters back on it (BUS_URL must be amqp://)")
+                .arg(
+                    clap::Arg::new("queue")
+                        .required(true)
+                        .help("e.g. session.user-events"),
+                ),
+        )
         .subcommand(Command::new("hash-timing").about(
             "Prints how long one argon2id password hash takes here (for capacity planning)",
         ));
@@ -75,6 +84,9 @@ fn main() -> anyhow::Result<()> {
         .subcommand_name()
         .unwrap_or("standalone")
         .to_string();
+    let queue = matches
+        .subcommand_matches("replay-dead-letters")
+        .and_then(|m| m.get_one::<String>("queue").cloned());
     if command == "hash-timing" {
         return hash_timing();
     }
@@ -82,7 +94,10 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(run(&command))
+    match queue {
+        Some(queue) => runtime.block_on(replay_dead_letters(&queue)),
+        None => runtime.block_on(run(&command)),
+    }
 }
 
 /// Each argon2id hash allocates 19 MiB. glibc's adaptive mmap threshold would soon serve those
@@ -133,6 +148,18 @@ async fn run(command: &str) -> anyhow::Result<()> {
                 .map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
         }
     }
+    Ok(())
+}
+
+/// `gatehouse replay-dead-letters <queue>`.
+async fn replay_dead_letters(queue: &str) -> anyhow::Result<()> {
+    let env = Env::process();
+    let bus = gatehouse_kit::config::Backends::from_env(&env)?.bus()?;
+    if matches!(bus, gatehouse_kit::bus::Bus::Memory(_)) {
+        anyhow::bail!("BUS_URL is memory://: dead letters live inside the running process");
+    }
+    let count = gatehouse_kit::consumer::replay_dead_letters(&bus, queue).await?;
+    println!("replayed {count} dead letters onto {queue}");
     Ok(())
 }
 

@@ -1,32 +1,40 @@
-//! The event bus: RabbitMQ (a durable topic exchange, publisher confirms) in distributed mode,
-//! an in-process broadcast channel in standalone mode. Only the outbox relay publishes, so a
-//! broker outage delays events and never loses them.
+//! The event bus: RabbitMQ (a durable topic exchange, publisher confirms, mandatory
+//! publishes) in distributed mode, an in-process bus with the same queues in standalone mode.
+//! Only the outbox relay publishes; only [`crate::consumer`] consumes.
+//!
+//! Nothing is published into the void. The [`Topology`] — every consumer's durable queue with
+//! its bindings, and a bounded audit queue that keeps the latest events of every topic — is
+//! declared before the first publish, so an event waits in its queue for a consumer that has
+//! not started yet. A publish no queue receives comes back as [`BusError::Unroutable`], and
+//! the outbox counts it as a failure.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, ExchangeDeclareOptions};
-use lapin::types::{AMQPValue, FieldTable};
-use lapin::{
-    BasicProperties, Channel, Confirmation, Connection, ConnectionProperties, ExchangeKind,
-};
-use tokio::sync::{Mutex, broadcast};
+use gatehouse_proto::events::{QUEUES, Queue};
+use tokio::sync::mpsc;
 
-/// The topic exchange every service publishes to; routing key = event type (`user.created`).
+pub use crate::amqp::AmqpBus;
+
+/// The topic exchange every service publishes to; routing key = topic (`user.created`).
 pub const EXCHANGE: &str = "gatehouse.events";
+/// Bound to every topic, bounded to the latest [`AUDIT_LENGTH`] events: operators can read
+/// what happened, and an event no service consumes yet still lands somewhere durable.
+pub const AUDIT_QUEUE: &str = "gatehouse.audit";
+pub const AUDIT_LENGTH: usize = 10_000;
 
-const BROKER_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const BROKER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One event on the wire: the outbox row as published.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
-    /// Unique per event (UUIDv7); consumers deduplicate on it.
+    /// Unique per event (UUIDv7): the AMQP message id; consumers deduplicate on it.
     pub id: String,
-    /// Event type, also the routing key.
+    /// The event's topic, also its routing key.
     pub topic: String,
-    /// JSON envelope `{id, type, occurredAt, data}`.
-    pub payload: String,
+    /// The protobuf-encoded payload (`gatehouse.events.v1`).
+    pub payload: Vec<u8>,
     /// Trace context (`traceparent`, `tracestate`) so a consumer joins the producer's trace.
     pub headers: BTreeMap<String, String>,
 }
@@ -41,39 +49,65 @@ pub enum BusError {
     Timeout(Duration),
     #[error("broker refused the message (nack)")]
     Nacked,
+    #[error("no queue is bound to {0:?}: the message was returned")]
+    Unroutable(String),
+    #[error("no queue named {0:?} in the topology")]
+    UnknownQueue(String),
+}
+
+impl BusError {
+    /// A failure of this one message (it is counted against the outbox row), as opposed to
+    /// the broker being unreachable (every row waits).
+    pub fn is_about_the_message(&self) -> bool {
+        matches!(self, BusError::Nacked | BusError::Unroutable(_))
+    }
+}
+
+/// The queues a bus declares before it publishes.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    /// The topic exchange ([`EXCHANGE`]; tests use their own).
+    pub exchange: String,
+    pub queues: Vec<Queue>,
+    /// Declare [`AUDIT_QUEUE`] (bound to every topic).
+    pub audit: bool,
+}
+
+impl Topology {
+    /// Every consumer in `gatehouse_proto::events::QUEUES`, and the audit queue.
+    pub fn catalogue() -> Self {
+        Self {
+            exchange: EXCHANGE.to_string(),
+            queues: QUEUES.to_vec(),
+            audit: true,
+        }
+    }
+
+    pub fn queue(&self, name: &str) -> Option<&Queue> {
+        self.queues.iter().find(|q| q.name == name)
+    }
 }
 
 #[derive(Clone)]
 pub enum Bus {
-    Memory(broadcast::Sender<Message>),
+    Memory(Arc<MemoryBus>),
     Amqp(Arc<AmqpBus>),
 }
 
 impl Bus {
-    /// `memory://` or `amqp://user:pass@host:port/vhost`. AMQP connects lazily, so a service
-    /// starts (and keeps its outbox) while the broker is down.
+    /// `memory://` or `amqp://user:pass@host:port/vhost`, with the catalogue's topology. AMQP
+    /// connects lazily, so a service starts (and keeps its outbox) while the broker is down.
     pub fn from_url(url: &str) -> Result<Self, BusError> {
-        if url.starts_with("memory://") {
-            Ok(Bus::Memory(broadcast::channel(4096).0))
-        } else if url.starts_with("amqp://") || url.starts_with("amqps://") {
-            Ok(Bus::Amqp(Arc::new(AmqpBus {
-                url: url.to_string(),
-                channel: Mutex::new(None),
-            })))
-        } else {
-            Err(BusError::UnsupportedUrl(crate::config::redact_url(url)))
-        }
+        Self::with_topology(url, Topology::catalogue())
     }
 
-    /// Publishes one message and waits for the broker's confirmation.
-    pub async fn publish(&self, message: &Message) -> Result<(), BusError> {
-        match self {
-            Bus::Memory(sender) => {
-                // No subscriber is not an error: in-process consumers come and go.
-                let _ = sender.send(message.clone());
-                Ok(())
-            }
-            Bus::Amqp(amqp) => amqp.publish(message).await,
+    pub fn with_topology(url: &str, topology: Topology) -> Result<Self, BusError> {
+        if url.starts_with("memory://") {
+            Ok(Bus::Memory(Arc::new(MemoryBus::new(topology))))
+        } else if url.starts_with("amqp://") || url.starts_with("amqps://") {
+            Ok(Bus::Amqp(Arc::new(AmqpBus::new(url, topology))))
+        } else {
+            Err(BusError::UnsupportedUrl(crate::config::redact_url(url)))
         }
     }
 
@@ -81,118 +115,154 @@ impl Bus {
     pub fn describe(&self) -> String {
         match self {
             Bus::Memory(_) => "memory://".into(),
-            Bus::Amqp(amqp) => crate::config::redact_url(&amqp.url),
+            Bus::Amqp(amqp) => crate::config::redact_url(amqp.url()),
         }
     }
 
-    /// In-process subscription (standalone mode); `None` for a broker-backed bus, whose
-    /// consumers bind their own queues.
-    pub fn subscribe_memory(&self) -> Option<broadcast::Receiver<Message>> {
+    /// Publishes one message: `Ok` once the broker has it in at least one queue.
+    pub async fn publish(&self, message: &Message) -> Result<(), BusError> {
         match self {
-            Bus::Memory(sender) => Some(sender.subscribe()),
-            Bus::Amqp(_) => None,
+            Bus::Memory(memory) => memory.publish(message),
+            Bus::Amqp(amqp) => amqp.publish(message).await,
         }
     }
 }
 
-pub struct AmqpBus {
-    url: String,
-    channel: Mutex<Option<(Connection, Channel)>>,
+/// A message handed to a consumer, with how many times it was tried before.
+#[derive(Clone, Debug)]
+pub struct Delivery {
+    pub message: Message,
+    pub attempt: u32,
 }
 
-impl AmqpBus {
-    async fn publish(&self, message: &Message) -> Result<(), BusError> {
-        let mut guard = self.channel.lock().await;
-        let channel = match guard.as_ref() {
-            Some((conn, ch)) if conn.status().connected() && ch.status().connected() => ch.clone(),
-            _ => {
-                *guard = None;
-                let (conn, ch) = timeout(self.open()).await?;
-                *guard = Some((conn, ch.clone()));
-                ch
-            }
-        };
-        let result = timeout(async {
-            let confirm = channel
-                .basic_publish(
-                    EXCHANGE.into(),
-                    message.topic.as_str().into(),
-                    BasicPublishOptions::default(),
-                    message.payload.as_bytes(),
-                    properties(message),
-                )
-                .await?;
-            match confirm.await? {
-                Confirmation::Nack(_) => Err(BusError::Nacked),
-                Confirmation::Ack(_) | Confirmation::NotRequested => Ok(()),
-            }
-        })
-        .await;
-        if result.is_err() {
-            // Start from a fresh connection next time: the broker may have gone away.
-            *guard = None;
-        }
-        result
-    }
-
-    async fn open(&self) -> Result<(Connection, Channel), BusError> {
-        let conn = Connection::connect(&self.url, ConnectionProperties::default()).await?;
-        let channel = conn.create_channel().await?;
-        channel
-            .confirm_select(ConfirmSelectOptions::default())
-            .await?;
-        channel
-            .exchange_declare(
-                EXCHANGE.into(),
-                ExchangeKind::Topic,
-                ExchangeDeclareOptions {
-                    durable: true,
-                    ..Default::default()
-                },
-                FieldTable::default(),
-            )
-            .await?;
-        tracing::info!(exchange = EXCHANGE, "connected to the message broker");
-        Ok((conn, channel))
-    }
+/// A queue of the in-process bus: unbounded, so no event is dropped because its consumer lags,
+/// and created with the bus, so none is dropped because its consumer has not subscribed yet.
+struct MemoryQueue {
+    queue: Queue,
+    sender: mpsc::UnboundedSender<Delivery>,
+    receiver: Mutex<Option<mpsc::UnboundedReceiver<Delivery>>>,
+    dead: Mutex<Vec<Delivery>>,
 }
 
-async fn timeout<T>(
-    fut: impl std::future::Future<Output = Result<T, BusError>>,
-) -> Result<T, BusError> {
-    tokio::time::timeout(BROKER_TIMEOUT, fut)
-        .await
-        .map_err(|_| BusError::Timeout(BROKER_TIMEOUT))?
+/// The in-process bus of standalone mode.
+pub struct MemoryBus {
+    queues: HashMap<&'static str, MemoryQueue>,
+    audit: Option<Mutex<VecDeque<Message>>>,
 }
 
-fn properties(message: &Message) -> BasicProperties {
-    let mut headers = FieldTable::default();
-    for (key, value) in &message.headers {
-        headers.insert(
-            key.as_str().into(),
-            AMQPValue::LongString(value.as_str().into()),
-        );
-    }
-    BasicProperties::default()
-        .with_message_id(message.id.as_str().into())
-        .with_type(message.topic.as_str().into())
-        .with_content_type("application/json".into())
-        .with_delivery_mode(2)
-        .with_headers(headers)
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Reads the string headers of a delivered AMQP message (trace context for consumers).
-pub fn string_headers(properties: &BasicProperties) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    if let Some(table) = properties.headers() {
-        for (key, value) in table.inner() {
-            if let AMQPValue::LongString(s) = value {
-                out.insert(
-                    key.as_str().to_string(),
-                    String::from_utf8_lossy(s.as_bytes()).into_owned(),
-                );
-            }
+impl MemoryBus {
+    fn new(topology: Topology) -> Self {
+        let queues = topology
+            .queues
+            .iter()
+            .map(|queue| {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                let memory = MemoryQueue {
+                    queue: *queue,
+                    sender,
+                    receiver: Mutex::new(Some(receiver)),
+                    dead: Mutex::new(Vec::new()),
+                };
+                (queue.name, memory)
+            })
+            .collect();
+        Self {
+            queues,
+            audit: topology.audit.then(|| Mutex::new(VecDeque::new())),
         }
     }
-    out
+
+    fn publish(&self, message: &Message) -> Result<(), BusError> {
+        let mut routed = false;
+        for queue in self.queues.values() {
+            if queue.queue.topics.contains(&message.topic.as_str()) {
+                routed = true;
+                let delivery = Delivery {
+                    message: message.clone(),
+                    attempt: 0,
+                };
+                // The receiver lives as long as the bus (it is put back when a consumer stops).
+                let _ = queue.sender.send(delivery);
+            }
+        }
+        if let Some(audit) = &self.audit {
+            let mut audit = lock(audit);
+            if audit.len() >= AUDIT_LENGTH {
+                audit.pop_front();
+            }
+            audit.push_back(message.clone());
+            routed = true;
+        }
+        if routed {
+            Ok(())
+        } else {
+            Err(BusError::Unroutable(message.topic.clone()))
+        }
+    }
+
+    fn queue(&self, name: &str) -> Result<&MemoryQueue, BusError> {
+        self.queues
+            .get(name)
+            .ok_or_else(|| BusError::UnknownQueue(name.to_string()))
+    }
+
+    /// Takes the queue's receiving end (one consumer per queue in a process).
+    pub(crate) fn take_receiver(
+        &self,
+        name: &str,
+    ) -> Result<mpsc::UnboundedReceiver<Delivery>, BusError> {
+        lock(&self.queue(name)?.receiver)
+            .take()
+            .ok_or_else(|| BusError::UnknownQueue(format!("{name} (already consumed)")))
+    }
+
+    /// Gives the receiving end back when its consumer stops, keeping what it still holds.
+    pub(crate) fn return_receiver(&self, name: &str, receiver: mpsc::UnboundedReceiver<Delivery>) {
+        if let Ok(queue) = self.queue(name) {
+            *lock(&queue.receiver) = Some(receiver);
+        }
+    }
+
+    /// Puts a delivery back on its queue after `delay`.
+    pub(crate) fn retry_later(&self, name: &str, delivery: Delivery, delay: Duration) {
+        if let Ok(queue) = self.queue(name) {
+            let sender = queue.sender.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                let _ = sender.send(delivery);
+            });
+        }
+    }
+
+    pub(crate) fn dead_letter(&self, name: &str, delivery: Delivery) {
+        if let Ok(queue) = self.queue(name) {
+            lock(&queue.dead).push(delivery);
+        }
+    }
+
+    /// Moves every dead letter of `name` back onto its queue, as first attempts.
+    pub(crate) fn replay_dead(&self, name: &str) -> Result<usize, BusError> {
+        let queue = self.queue(name)?;
+        let dead = std::mem::take(&mut *lock(&queue.dead));
+        let count = dead.len();
+        for mut delivery in dead {
+            delivery.attempt = 0;
+            let _ = queue.sender.send(delivery);
+        }
+        Ok(count)
+    }
+
+    /// The latest events of every topic, oldest first (the audit queue).
+    pub fn audit(&self) -> Vec<Message> {
+        self.audit
+            .as_ref()
+            .map(|audit| lock(audit).iter().cloned().collect())
+            .unwrap_or_default()
+    }
 }

@@ -3,10 +3,12 @@
 //! cache, an event bus fed by a transactional outbox, one listener serving gRPC + health +
 //! metrics, service start-up, and errors that travel whole from a service to the gateway.
 
+pub mod amqp;
 pub mod bus;
 pub mod cache;
 pub mod client;
 pub mod config;
+pub mod consumer;
 pub mod db;
 pub mod errors;
 pub mod ids;

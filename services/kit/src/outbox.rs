@@ -1,57 +1,49 @@
 //! The transactional outbox. A service inserts its events in the same transaction as the state
-//! change that causes them ([`Tx::enqueue`](crate::db::Tx::enqueue)); the relay publishes
-//! unpublished rows in order, with broker confirmation, and only then marks them published. A
-//! broker outage delays events; it never loses them. Delivery is at-least-once: consumers
-//! dedupe on `id`. The table is kit's (`migrations/*/9001_outbox.sql`), created in every
-//! service's database with its own migrations.
+//! change that causes them ([`Tx::enqueue`](crate::db::Tx::enqueue)); the relay publishes them
+//! with broker confirmation and only then marks them published. A broker outage delays events;
+//! it never loses them. Delivery is at-least-once: consumers dedupe on `id`.
+//!
+//! Several replicas of a service may run their relays at once: each claims a batch for a short
+//! lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL), so no two publish the same row. A row the
+//! broker refuses (unroutable, nacked) is retried with a growing delay and, after
+//! [`RelayConfig::max_attempts`], parked, so it never blocks the rows behind it. The table is
+//! kit's (`migrations/*/9001_outbox.sql`), created in every service's database.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-use tokio::sync::Notify;
+use chrono::{DateTime, TimeDelta, Utc};
+use gatehouse_proto::events::Event;
 use tokio_util::sync::CancellationToken;
 
-use crate::bus::{Bus, Message};
-use crate::db::{Db, Query, query};
+use crate::bus::{Bus, BusError, Message};
+use crate::db::{Backend, Db, DbError, Query, query};
 use crate::{ids, telemetry};
 
-const BATCH: i64 = 100;
-const IDLE_POLL: Duration = Duration::from_secs(1);
+const RETENTION: TimeDelta = TimeDelta::days(7);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-const RETENTION: chrono::TimeDelta = chrono::TimeDelta::days(7);
 
 /// An event about to be written to the outbox.
 #[derive(Clone, Debug)]
 pub struct OutboxEvent {
     pub id: String,
-    pub topic: String,
-    pub payload: String,
+    pub topic: &'static str,
+    pub payload: Vec<u8>,
     pub headers: String,
     pub created_at: DateTime<Utc>,
 }
 
 impl OutboxEvent {
-    /// Wraps `data` in the envelope `{id, type, occurredAt, data}` and captures the current
-    /// trace context so the consumer's work joins this trace.
-    pub fn new<T: Serialize>(topic: &str, data: &T) -> Self {
-        let id = uuid::Uuid::now_v7().to_string();
-        let created_at = ids::now();
-        let envelope = serde_json::json!({
-            "id": id,
-            "type": topic,
-            "occurredAt": ids::iso(created_at.timestamp_millis()),
-            "data": data,
-        });
+    /// Encodes `event` and captures the current trace context so the consumer's work joins
+    /// this trace.
+    pub fn new<E: Event>(event: &E) -> Self {
         let headers = telemetry::current_context_headers();
         Self {
-            id,
-            topic: topic.to_string(),
-            payload: envelope.to_string(),
+            id: uuid::Uuid::now_v7().to_string(),
+            topic: E::TOPIC,
+            payload: event.encode_to_vec(),
             headers: serde_json::to_string(&headers).unwrap_or_else(|_| "{}".into()),
-            created_at,
+            created_at: ids::now(),
         }
     }
 }
@@ -59,18 +51,19 @@ impl OutboxEvent {
 /// The statement that writes `event` (run by [`Tx::enqueue`](crate::db::Tx::enqueue)).
 pub(crate) fn insert(event: &OutboxEvent) -> Query {
     query(
-        "INSERT INTO outbox (id, topic, payload, headers, created_at) VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO outbox (id, topic, payload, headers, created_at, next_attempt_at) \
+         VALUES ($1, $2, $3, $4, $5, $5)",
     )
     .bind(event.id.as_str())
-    .bind(event.topic.as_str())
-    .bind(event.payload.as_str())
+    .bind(event.topic)
+    .bind(event.payload.clone())
     .bind(event.headers.as_str())
     .bind(event.created_at)
 }
 
 /// Wakes the relay right after a commit, so events go out without waiting for the poll.
 #[derive(Clone, Debug, Default)]
-pub struct OutboxSignal(Arc<Notify>);
+pub struct OutboxSignal(std::sync::Arc<tokio::sync::Notify>);
 
 impl OutboxSignal {
     pub fn notify(&self) {
@@ -78,23 +71,65 @@ impl OutboxSignal {
     }
 }
 
+#[derive(Clone, Debug)]
+pub struct RelayConfig {
+    pub batch: i64,
+    /// How long a claimed batch is this relay's; a relay that dies mid-batch releases its
+    /// rows to the others after this.
+    pub lease: Duration,
+    /// The poll interval when nothing woke the relay.
+    pub idle_poll: Duration,
+    /// The first retry delay of a refused row; it doubles per attempt, up to `max_retry_delay`.
+    pub retry_delay: Duration,
+    pub max_retry_delay: Duration,
+    /// Attempts before a refused row is parked.
+    pub max_attempts: i64,
+}
+
+impl Default for RelayConfig {
+    fn default() -> Self {
+        Self {
+            batch: 100,
+            lease: Duration::from_secs(30),
+            idle_poll: Duration::from_secs(1),
+            retry_delay: Duration::from_secs(1),
+            max_retry_delay: Duration::from_secs(300),
+            max_attempts: 10,
+        }
+    }
+}
+
 #[derive(sqlx::FromRow)]
-struct PendingRow {
+struct ClaimedRow {
     id: String,
     topic: String,
-    payload: String,
+    payload: Vec<u8>,
     headers: String,
+    attempts: i64,
+    created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, thiserror::Error)]
+enum RelayError {
+    #[error("outbox read/write: {0}")]
+    Db(#[from] DbError),
+    #[error("publish: {0}")]
+    Bus(#[from] BusError),
+}
+
+fn delta(duration: Duration) -> TimeDelta {
+    TimeDelta::from_std(duration).unwrap_or(TimeDelta::MAX)
 }
 
 /// Starts the relay for one service's outbox; it stops when `shutdown` is cancelled.
-pub fn spawn_relay(db: Db, bus: Bus, shutdown: CancellationToken) {
+pub fn spawn_relay(db: Db, bus: Bus, config: RelayConfig, shutdown: CancellationToken) {
     let wake = db.outbox_signal().clone();
     tokio::spawn(async move {
         let mut backoff = Duration::from_millis(100);
         let mut last_cleanup = std::time::Instant::now();
         loop {
-            match relay_batch(&db, &bus).await {
-                Ok(published) if published == BATCH as usize => continue,
+            match relay_batch(&db, &bus, &config).await {
+                Ok(claimed) if claimed == config.batch as usize => continue,
                 Ok(_) => {
                     backoff = Duration::from_millis(100);
                     if last_cleanup.elapsed() > Duration::from_secs(3600) {
@@ -105,7 +140,7 @@ pub fn spawn_relay(db: Db, bus: Bus, shutdown: CancellationToken) {
                     }
                     tokio::select! {
                         _ = wake.0.notified() => {}
-                        _ = tokio::time::sleep(IDLE_POLL) => {}
+                        _ = tokio::time::sleep(config.idle_poll) => {}
                         _ = shutdown.cancelled() => break,
                     }
                 }
@@ -124,54 +159,147 @@ pub fn spawn_relay(db: Db, bus: Bus, shutdown: CancellationToken) {
     });
 }
 
-#[derive(Debug, thiserror::Error)]
-enum RelayError {
-    #[error("outbox read/write: {0}")]
-    Db(#[from] crate::db::DbError),
-    #[error("publish: {0}")]
-    Bus(#[from] crate::bus::BusError),
+/// Claims up to a batch of due rows for this relay, oldest first.
+async fn claim(
+    db: &Db,
+    config: &RelayConfig,
+    now: DateTime<Utc>,
+) -> Result<Vec<ClaimedRow>, DbError> {
+    // PostgreSQL: replicas skip the rows another relay is claiming. SQLite has one writer.
+    let sql = match db.backend() {
+        Backend::Postgres => {
+            "UPDATE outbox SET claimed_until = $1 WHERE id IN (SELECT id FROM outbox \
+             WHERE published_at IS NULL AND parked_at IS NULL AND next_attempt_at <= $2 \
+             AND (claimed_until IS NULL OR claimed_until < $2) \
+             ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             RETURNING id, topic, payload, headers, attempts, created_at"
+        }
+        Backend::Sqlite => {
+            "UPDATE outbox SET claimed_until = $1 WHERE id IN (SELECT id FROM outbox \
+             WHERE published_at IS NULL AND parked_at IS NULL AND next_attempt_at <= $2 \
+             AND (claimed_until IS NULL OR claimed_until < $2) \
+             ORDER BY created_at, id LIMIT $3) \
+             RETURNING id, topic, payload, headers, attempts, created_at"
+        }
+    };
+    let mut rows: Vec<ClaimedRow> = query(sql)
+        .bind(now + delta(config.lease))
+        .bind(now)
+        .bind(config.batch)
+        .fetch_all(db)
+        .await?;
+    rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+    Ok(rows)
 }
 
-async fn relay_batch(db: &Db, bus: &Bus) -> Result<usize, RelayError> {
-    let rows: Vec<PendingRow> = query(
-        "SELECT id, topic, payload, headers FROM outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1",
-    )
-    .bind(BATCH)
-    .fetch_all(db)
-    .await?;
-    let count = rows.len();
-    for row in rows {
+async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, RelayError> {
+    let rows = claim(db, config, ids::now()).await?;
+    let claimed = rows.len();
+    let mut rows = rows.into_iter();
+    while let Some(row) = rows.next() {
         let headers: BTreeMap<String, String> =
             serde_json::from_str(&row.headers).unwrap_or_default();
-        bus.publish(&Message {
+        let message = Message {
             id: row.id.clone(),
             topic: row.topic.clone(),
             payload: row.payload,
             headers,
-        })
-        .await?;
-        query("UPDATE outbox SET published_at = $1 WHERE id = $2")
-            .bind(ids::now())
-            .bind(row.id.as_str())
-            .execute(db)
-            .await?;
-        metrics::counter!("outbox_published_total", "topic" => row.topic).increment(1);
+        };
+        match bus.publish(&message).await {
+            Ok(()) => {
+                query("UPDATE outbox SET published_at = $1, claimed_until = NULL WHERE id = $2")
+                    .bind(ids::now())
+                    .bind(row.id.as_str())
+                    .execute(db)
+                    .await?;
+                metrics::counter!("outbox_published_total", "topic" => row.topic).increment(1);
+            }
+            Err(error) if error.is_about_the_message() => {
+                refuse(db, config, &row.id, &row.topic, row.attempts + 1, &error).await?;
+            }
+            Err(error) => {
+                // The broker is unreachable: every claimed row waits, none is counted.
+                let ids: Vec<String> = std::iter::once(row.id).chain(rows.map(|r| r.id)).collect();
+                release(db, &ids).await?;
+                return Err(error.into());
+            }
+        }
     }
-    Ok(count)
+    Ok(claimed)
 }
 
-async fn delete_old(db: &Db) -> Result<(), crate::db::DbError> {
+/// Counts a refusal against the row: retried later, or parked after the last attempt.
+async fn refuse(
+    db: &Db,
+    config: &RelayConfig,
+    id: &str,
+    topic: &str,
+    attempts: i64,
+    error: &BusError,
+) -> Result<(), DbError> {
+    let now = ids::now();
+    let exponent = u32::try_from(attempts.saturating_sub(1).min(20)).unwrap_or(20);
+    let delay = config
+        .retry_delay
+        .saturating_mul(2u32.saturating_pow(exponent))
+        .min(config.max_retry_delay);
+    let parked = attempts >= config.max_attempts;
+    query(
+        "UPDATE outbox SET attempts = $1, last_error = $2, next_attempt_at = $3, \
+         claimed_until = NULL, parked_at = $4 WHERE id = $5",
+    )
+    .bind(attempts)
+    .bind(error.to_string())
+    .bind(now + delta(delay))
+    .bind(parked.then_some(now))
+    .bind(id)
+    .execute(db)
+    .await?;
+    if parked {
+        metrics::counter!("outbox_parked_total", "topic" => topic.to_string()).increment(1);
+        tracing::error!(event_id = id, topic, attempts, %error, "outbox event parked after its last attempt");
+    } else {
+        tracing::warn!(event_id = id, topic, attempts, %error, "outbox event refused; will retry");
+    }
+    Ok(())
+}
+
+async fn release(db: &Db, ids: &[String]) -> Result<(), DbError> {
+    for id in ids {
+        query("UPDATE outbox SET claimed_until = NULL WHERE id = $1")
+            .bind(id.as_str())
+            .execute(db)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Drops published outbox rows and inbox entries older than the retention.
+async fn delete_old(db: &Db) -> Result<(), DbError> {
     let cutoff = ids::now() - RETENTION;
     query("DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1")
+        .bind(cutoff)
+        .execute(db)
+        .await?;
+    query("DELETE FROM inbox WHERE received_at < $1")
         .bind(cutoff)
         .execute(db)
         .await?;
     Ok(())
 }
 
-/// How many events wait to be published (for tests and health reporting).
-pub async fn pending(db: &Db) -> Result<i64, crate::db::DbError> {
-    let (count,): (i64,) = query("SELECT COUNT(*) FROM outbox WHERE published_at IS NULL")
+/// How many events wait to be published (parked ones excluded).
+pub async fn pending(db: &Db) -> Result<i64, DbError> {
+    let (count,): (i64,) =
+        query("SELECT COUNT(*) FROM outbox WHERE published_at IS NULL AND parked_at IS NULL")
+            .fetch_one(db)
+            .await?;
+    Ok(count)
+}
+
+/// How many events were parked after their last attempt.
+pub async fn parked(db: &Db) -> Result<i64, DbError> {
+    let (count,): (i64,) = query("SELECT COUNT(*) FROM outbox WHERE parked_at IS NOT NULL")
         .fetch_one(db)
         .await?;
     Ok(count)

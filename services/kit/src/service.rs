@@ -217,7 +217,12 @@ where
         "service configuration"
     );
     let db = Db::connect(&database.url, database.max_connections, migrations).await?;
-    crate::outbox::spawn_relay(db.clone(), context.bus.clone(), shutdown.clone());
+    crate::outbox::spawn_relay(
+        db.clone(),
+        context.bus.clone(),
+        crate::outbox::RelayConfig::default(),
+        shutdown.clone(),
+    );
     let services = start(db.clone(), context, shutdown.clone())
         .await
         .map_err(ServeError::Start)?;

@@ -7,10 +7,13 @@ pub mod convert;
 pub mod error;
 pub mod session;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
+use gatehouse_proto::events::SESSION_USER_EVENTS;
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
@@ -56,8 +59,18 @@ async fn start(
     context: Context,
     shutdown: CancellationToken,
 ) -> Result<GrpcServices, BoxError> {
-    let sessions = sessions(db, &context)?;
-    spawn_sweeper(sessions.clone(), shutdown);
+    let sessions = sessions(db.clone(), &context)?;
+    spawn_sweeper(sessions.clone(), shutdown.clone());
+    Consumer {
+        queue: SESSION_USER_EVENTS.name,
+        db,
+        bus: context.bus.clone(),
+        handler: Arc::new(session::events::UserEvents {
+            cache: sessions.cache().clone(),
+        }),
+        retry: RetryPolicy::default(),
+    }
+    .spawn(shutdown);
     Ok(GrpcServices::new().serve(session::grpc::server(sessions)))
 }
 

@@ -7,11 +7,13 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use gatehouse_kit::config::Env;
 use gatehouse_kit::db::Db;
+use gatehouse_proto::events::v1::UserCreated;
 use lapin::options::{
     BasicConsumeOptions, ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions,
 };
 use lapin::types::FieldTable;
 use lapin::{Connection, ConnectionProperties, ExchangeKind};
+use prost::Message as _;
 use reqwest::header::{HeaderMap, SET_COOKIE};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -225,9 +227,10 @@ impl Reply {
     }
 }
 
-/// Every `user.created` event, read straight from RabbitMQ (not through the proxy).
-pub async fn user_created_events()
--> mpsc::UnboundedReceiver<(serde_json::Value, lapin::BasicProperties)> {
+/// Every `user.created` event (its protobuf payload decoded), read straight from RabbitMQ (not
+/// through the proxy).
+pub async fn user_created_events() -> mpsc::UnboundedReceiver<(UserCreated, lapin::BasicProperties)>
+{
     let connection = Connection::connect(
         &format!("amqp://guest:guest@{RABBITMQ}/%2f"),
         ConnectionProperties::default(),
@@ -285,8 +288,7 @@ pub async fn user_created_events()
     tokio::spawn(async move {
         let _keep = connection;
         while let Some(Ok(delivery)) = consumer.next().await {
-            let body: serde_json::Value =
-                serde_json::from_slice(&delivery.data).unwrap_or_default();
+            let body = UserCreated::decode(delivery.data.as_slice()).unwrap_or_default();
             if tx.send((body, delivery.properties.clone())).is_err() {
                 break;
             }
@@ -296,15 +298,15 @@ pub async fn user_created_events()
 }
 
 pub async fn wait_for_user(
-    events: &mut mpsc::UnboundedReceiver<(serde_json::Value, lapin::BasicProperties)>,
+    events: &mut mpsc::UnboundedReceiver<(UserCreated, lapin::BasicProperties)>,
     user_id: &str,
     within: Duration,
-) -> Option<(serde_json::Value, lapin::BasicProperties)> {
+) -> Option<(UserCreated, lapin::BasicProperties)> {
     let deadline = tokio::time::Instant::now() + within;
     loop {
         let left = deadline.checked_duration_since(tokio::time::Instant::now())?;
         match tokio::time::timeout(left, events.recv()).await {
-            Ok(Some((body, props))) if body["data"]["id"] == user_id => return Some((body, props)),
+            Ok(Some((body, props))) if body.user_id == user_id => return Some((body, props)),
             Ok(Some(_)) => continue,
             _ => return None,
         }

@@ -6,8 +6,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::{PASSWORD, install_crypto, unique_email};
-use gatehouse_kit::db::Backend;
+use gatehouse_kit::db::{Backend, Db, query};
+use gatehouse_kit::outbox::{self, OutboxEvent};
 use gatehouse_kit::testing::TestDb;
+use gatehouse_kit::testing::eventually;
+use gatehouse_proto::events::v1::UserUpdated;
 use serde_json::json;
 use tokio::process::{Child, Command};
 
@@ -85,6 +88,11 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
     let with = |extra: Vec<(&'static str, String)>| {
         shared.iter().cloned().chain(extra).collect::<Vec<_>>()
     };
+    let session_env = with(vec![
+        ("SESSION_LISTEN", format!("127.0.0.1:{session_port}")),
+        ("SESSION_DATABASE_URL", session_db.url.clone()),
+        ("IDENTITY_URL", identity_url.clone()),
+    ]);
     let mut processes = vec![
         Process::spawn(
             "identity",
@@ -93,14 +101,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
                 ("IDENTITY_DATABASE_URL", identity_db.url.clone()),
             ]),
         ),
-        Process::spawn(
-            "session",
-            &with(vec![
-                ("SESSION_LISTEN", format!("127.0.0.1:{session_port}")),
-                ("SESSION_DATABASE_URL", session_db.url.clone()),
-                ("IDENTITY_URL", identity_url.clone()),
-            ]),
-        ),
+        Process::spawn("session", &session_env),
         Process::spawn(
             "gateway",
             &with(vec![
@@ -212,25 +213,76 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
         .unwrap();
     assert!(cached, "session cached in Redis");
 
+    // A change to the user reaches the next get-session through RabbitMQ, even though the
+    // session service (the consumer) is down when the event is published.
+    stop(&mut processes[1]).await;
+    let identity = Db::connect(&identity_db.url, 2, &gatehouse_identity::MIGRATIONS)
+        .await
+        .unwrap();
+    let user_id = session["user"]["id"].as_str().unwrap().to_string();
+    // What update-user does: the change and its event in one transaction.
+    let mut tx = identity.begin().await.unwrap();
+    query("UPDATE users SET name = $1 WHERE id = $2")
+        .bind("Renamed")
+        .bind(user_id.as_str())
+        .execute(&mut tx)
+        .await
+        .unwrap();
+    tx.enqueue(&OutboxEvent::new(&UserUpdated {
+        user_id: user_id.clone(),
+    }))
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let published = eventually(Duration::from_secs(10), || async {
+        (outbox::pending(&identity).await.ok() == Some(0)).then_some(())
+    })
+    .await;
+    assert!(
+        published.is_some(),
+        "identity published user.updated\n{}",
+        logs(&processes)
+    );
+    processes[1] = Process::spawn("session", &session_env);
+    let renamed = eventually(Duration::from_secs(20), || async {
+        let reply = http
+            .get(format!("{api}/get-session"))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .ok()?;
+        let body: serde_json::Value = reply.json().await.ok()?;
+        (body["user"]["name"] == "Renamed").then_some(())
+    })
+    .await;
+    assert!(
+        renamed.is_some(),
+        "the cached session was evicted once the consumer came back\n{}",
+        logs(&processes)
+    );
+
     // Graceful shutdown: SIGTERM, and every process exits cleanly.
     for process in &mut processes {
-        let pid = process.child.id().expect("running").to_string();
-        let sent = std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        stop(process).await;
     }
-    for process in &mut processes {
-        let status = tokio::time::timeout(Duration::from_secs(10), process.child.wait()).await;
-        let status = status
-            .unwrap_or_else(|_| panic!("{} did not stop on SIGTERM", process.name))
-            .unwrap();
-        assert!(
-            status.success(),
-            "{} exited with {status}\n{}",
-            process.name,
-            process.log()
-        );
-    }
+}
+
+/// SIGTERM, then the process must exit cleanly within 10 s.
+async fn stop(process: &mut Process) {
+    let pid = process.child.id().expect("running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = tokio::time::timeout(Duration::from_secs(10), process.child.wait()).await;
+    let status = status
+        .unwrap_or_else(|_| panic!("{} did not stop on SIGTERM", process.name))
+        .unwrap();
+    assert!(
+        status.success(),
+        "{} exited with {status}\n{}",
+        process.name,
+        process.log()
+    );
 }

@@ -3,6 +3,10 @@
 
 use std::time::Duration;
 
+use gatehouse_kit::db::query;
+use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_kit::testing::eventually;
+use gatehouse_proto::events::v1::{UserDeleted, UserUpdated};
 use serde_json::json;
 
 use crate::common::{PASSWORD, Reply, Stack, unique_email};
@@ -134,4 +138,53 @@ async fn a_session_slid_while_authenticating_reissues_its_cookie() {
         .set_cookie("better-auth.session_token")
         .expect("the slid session's cookie is re-issued");
     assert!(cookie.contains("Max-Age=604800"), "{cookie}");
+}
+
+/// What update-user and delete-user (next issues) do in identity: the change and its event in
+/// one transaction.
+async fn change_user(stack: &Stack, user_id: &str, event: impl FnOnce(String) -> OutboxEvent) {
+    let identity = stack.identity_db().await;
+    let mut tx = identity.begin().await.unwrap();
+    query("UPDATE users SET name = $1 WHERE id = $2")
+        .bind("Renamed")
+        .bind(user_id)
+        .execute(&mut tx)
+        .await
+        .unwrap();
+    tx.enqueue(&event(user_id.to_string())).await.unwrap();
+    tx.commit().await.unwrap();
+}
+
+#[tokio::test]
+async fn user_events_reach_the_next_get_session_in_standalone_mode() {
+    let stack = Stack::start(&[]).await;
+    let up = stack.sign_up(&unique_email()).await;
+    let user_id = up.json()["user"]["id"].as_str().unwrap().to_string();
+    let jar = up.cookie_header();
+    let before = stack.get("/get-session", Some(&jar)).await.json();
+    assert_eq!(before["user"]["name"], "Test User", "now cached");
+
+    change_user(&stack, &user_id, |user_id| {
+        OutboxEvent::new(&UserUpdated { user_id })
+    })
+    .await;
+    let renamed = eventually(Duration::from_secs(10), || async {
+        let body = stack.get("/get-session", Some(&jar)).await.json();
+        (body["user"]["name"] == "Renamed").then_some(())
+    })
+    .await;
+    assert!(renamed.is_some(), "user.updated evicted the cached session");
+
+    change_user(&stack, &user_id, |user_id| {
+        OutboxEvent::new(&UserDeleted { user_id })
+    })
+    .await;
+    let gone = eventually(Duration::from_secs(10), || async {
+        (stack.get("/get-session", Some(&jar)).await.text == "null").then_some(())
+    })
+    .await;
+    assert!(
+        gone.is_some(),
+        "user.deleted ended every session of the user"
+    );
 }

@@ -40,7 +40,7 @@ async fn trace_context_flows_from_http_through_grpc_to_amqp() {
     let (_, properties) = wait_for_user(&mut events, &user_id, Duration::from_secs(15))
         .await
         .expect("user.created delivered");
-    let headers = gatehouse_kit::bus::string_headers(&properties);
+    let headers = gatehouse_kit::amqp::string_headers(&properties);
     let traceparent = headers.get("traceparent").expect("traceparent AMQP header");
     assert!(
         traceparent.starts_with(&format!("00-{trace_id}-")),

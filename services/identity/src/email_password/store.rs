@@ -3,7 +3,7 @@
 use gatehouse_kit::db::{Db, DbError, query};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
-use serde::Serialize;
+use gatehouse_proto::events::v1::UserCreated;
 
 use crate::user::User;
 use crate::user_columns;
@@ -35,17 +35,6 @@ pub enum CreateError {
     Db(DbError),
 }
 
-/// The `user.created` event's data. No secrets: it travels to other services.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct UserCreated<'a> {
-    id: &'a str,
-    email: &'a str,
-    name: &'a str,
-    email_verified: bool,
-    created_at: String,
-}
-
 /// Creates the user, their credential account and the `user.created` event, atomically.
 pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<User, CreateError> {
     let now = ids::now();
@@ -58,16 +47,14 @@ pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<U
         created_at: now,
         updated_at: now,
     };
-    let event = OutboxEvent::new(
-        "user.created",
-        &UserCreated {
-            id: &user.id,
-            email: &user.email,
-            name: &user.name,
-            email_verified: user.email_verified,
-            created_at: ids::iso(now.timestamp_millis()),
-        },
-    );
+    // No secrets: the event travels to other services.
+    let event = OutboxEvent::new(&UserCreated {
+        user_id: user.id.clone(),
+        email: user.email.clone(),
+        name: user.name.clone(),
+        email_verified: user.email_verified,
+        created_at_unix_ms: now.timestamp_millis(),
+    });
     let result: Result<(), DbError> = async {
         let mut tx = db.begin().await?;
         query(

@@ -9,6 +9,8 @@ use gatehouse_identity::user::Users;
 use gatehouse_kit::db::{Backend, Db, query};
 use gatehouse_kit::errors::{ErrorCode, base};
 use gatehouse_kit::testing::TestDb;
+use gatehouse_proto::events::v1::UserCreated;
+use prost::Message as _;
 use rstest::rstest;
 
 struct Setup {
@@ -84,17 +86,17 @@ async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event(#[case] back
             1,
             "{backend:?}: user.created waits in the outbox"
         );
-        let (topic, payload): (String, String) = query("SELECT topic, payload FROM outbox")
+        let (topic, payload): (String, Vec<u8>) = query("SELECT topic, payload FROM outbox")
             .fetch_one(db)
             .await
             .unwrap();
         assert_eq!(topic, "user.created");
-        let payload: serde_json::Value = serde_json::from_str(&payload).unwrap();
-        assert_eq!(payload["type"], "user.created");
-        assert_eq!(payload["data"]["id"], user.id.as_str());
-        assert_eq!(payload["data"]["email"], "alice@example.com");
+        let event = UserCreated::decode(payload.as_slice()).unwrap();
+        assert_eq!(event.user_id, user.id);
+        assert_eq!(event.email, "alice@example.com");
+        assert_eq!(event.created_at_unix_ms, user.created_at.timestamp_millis());
         assert!(
-            !payload.to_string().contains("argon2"),
+            !String::from_utf8_lossy(&payload).contains("argon2"),
             "no hash leaves the service"
         );
 

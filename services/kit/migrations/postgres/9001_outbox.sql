@@ -1,11 +1,19 @@
 -- kit's transactional outbox: every service writes its events here in the transaction that
--- causes them; the relay publishes them in order and marks them published.
+-- causes them; a relay claims due rows for a short lease, publishes them and marks them
+-- published. A row the broker keeps refusing is retried with a growing delay, then parked.
 CREATE TABLE outbox (
     id TEXT PRIMARY KEY,
     topic TEXT NOT NULL,
-    payload TEXT NOT NULL,
+    -- the protobuf-encoded event (gatehouse.events.v1)
+    payload BYTEA NOT NULL,
+    -- trace context, JSON
     headers TEXT NOT NULL,
     created_at TIMESTAMPTZ NOT NULL,
+    next_attempt_at TIMESTAMPTZ NOT NULL,
+    attempts BIGINT NOT NULL DEFAULT 0,
+    last_error TEXT,
+    claimed_until TIMESTAMPTZ,
+    parked_at TIMESTAMPTZ,
     published_at TIMESTAMPTZ
 );
-CREATE INDEX outbox_unpublished ON outbox (created_at) WHERE published_at IS NULL;
+CREATE INDEX outbox_due ON outbox (created_at) WHERE published_at IS NULL AND parked_at IS NULL;

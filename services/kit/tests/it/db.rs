@@ -8,6 +8,7 @@ use gatehouse_kit::db::{Backend, DbError, KIT_MIGRATIONS, Migrations, query};
 use gatehouse_kit::outbox::{self, OutboxEvent};
 use gatehouse_kit::testing::TestDb;
 use gatehouse_kit::testing::schema::assert_parity;
+use gatehouse_proto::events::v1::UserUpdated;
 use rstest::rstest;
 use sqlx::migrate::Migrator;
 
@@ -129,10 +130,9 @@ async fn events_commit_with_their_change_or_not_at_all(#[case] backend: Backend)
         .execute(&mut tx)
         .await
         .unwrap();
-    tx.enqueue(&OutboxEvent::new(
-        "thing.created",
-        &serde_json::json!({"id": "kept"}),
-    ))
+    tx.enqueue(&OutboxEvent::new(&UserUpdated {
+        user_id: "kept".into(),
+    }))
     .await
     .unwrap();
     tx.commit().await.unwrap();
@@ -144,10 +144,9 @@ async fn events_commit_with_their_change_or_not_at_all(#[case] backend: Backend)
         .await
         .unwrap();
     dropped
-        .enqueue(&OutboxEvent::new(
-            "thing.created",
-            &serde_json::json!({"id": "lost"}),
-        ))
+        .enqueue(&OutboxEvent::new(&UserUpdated {
+            user_id: "lost".into(),
+        }))
         .await
         .unwrap();
     drop(dropped);

@@ -102,6 +102,15 @@ impl SessionCache {
         }
     }
 
+    /// Drops the cached copy of a live session (its user changed): the next read goes to the
+    /// database and the identity service. A delete that cannot reach the cache is replayed
+    /// before the cache is read again.
+    pub async fn evict(&self, token: &str) {
+        if let Err(error) = self.cache.delete(&key(token)).await {
+            tracing::warn!(%error, "session cache unreachable; eviction deferred");
+        }
+    }
+
     /// Marks the token revoked, after its row is gone. Readers only fill the cache when the
     /// key is empty, so one that read the row just before the delete cannot put the session
     /// back. If the cache is unreachable, the delete is queued and replayed before the cache

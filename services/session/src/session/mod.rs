@@ -2,6 +2,7 @@
 //! the read-through cache with sliding refresh, listing and revocation.
 
 pub mod cache;
+pub mod events;
 pub mod grpc;
 pub mod store;
 

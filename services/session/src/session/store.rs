@@ -1,8 +1,9 @@
 //! The sessions table.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::db::{Db, DbError, Tx, query};
 use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_proto::events::v1::SessionRevoked;
 
 use super::Session;
 
@@ -76,10 +77,10 @@ pub async fn revoke(db: &Db, token: &str) -> Result<bool, DbError> {
             .fetch_optional(&mut tx)
             .await?;
     if let Some((id, user_id)) = &row {
-        let event = OutboxEvent::new(
-            "session.revoked",
-            &serde_json::json!({ "sessionId": id, "userId": user_id }),
-        );
+        let event = OutboxEvent::new(&SessionRevoked {
+            session_id: id.clone(),
+            user_id: user_id.clone(),
+        });
         tx.enqueue(&event).await?;
     }
     tx.commit().await?;
@@ -101,4 +102,22 @@ pub async fn delete_expired(db: &Db, now: DateTime<Utc>) -> Result<u64, DbError>
         .bind(now)
         .execute(db)
         .await
+}
+
+/// The tokens of a user's sessions (to drop their cached copies).
+pub async fn tokens_of(tx: &mut Tx, user_id: &str) -> Result<Vec<String>, DbError> {
+    let rows: Vec<(String,)> = query("SELECT token FROM sessions WHERE user_id = $1")
+        .bind(user_id)
+        .fetch_all(tx)
+        .await?;
+    Ok(rows.into_iter().map(|(token,)| token).collect())
+}
+
+/// Deletes every session of a user; returns their tokens.
+pub async fn delete_for_user(tx: &mut Tx, user_id: &str) -> Result<Vec<String>, DbError> {
+    let rows: Vec<(String,)> = query("DELETE FROM sessions WHERE user_id = $1 RETURNING token")
+        .bind(user_id)
+        .fetch_all(tx)
+        .await?;
+    Ok(rows.into_iter().map(|(token,)| token).collect())
 }

@@ -1,0 +1,185 @@
+//! The consumer side of the bus. A consumer owns a durable queue (declared in
+//! `gatehouse_proto::events::QUEUES`) and a handler that runs inside a transaction of the
+//! consumer's own database. For each delivery:
+//!
+//! 1. the event id goes into the consumer's `inbox` table in that transaction: an id seen
+//!    before is a duplicate (at-least-once delivery) and is acknowledged without running again;
+//! 2. the handler runs; its writes commit together with the inbox row;
+//! 3. only then is the delivery acknowledged. A failure is retried after the policy's delays,
+//!    then moved to the queue's dead letters, from where [`replay_dead_letters`] puts it back.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::bus::{Bus, BusError, Delivery, Message};
+use crate::db::{Db, Tx, query};
+use crate::service::BoxError;
+use crate::{ids, telemetry};
+
+pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send + 'a>>;
+
+/// What a consumer does with one event, inside the transaction that records it as handled.
+pub trait Handler: Send + Sync + 'static {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a>;
+}
+
+/// When a failed delivery is tried again: after each delay in turn, then dead-lettered.
+#[derive(Clone, Debug)]
+pub struct RetryPolicy {
+    pub delays: Vec<Duration>,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            delays: [1, 5, 30, 120].map(Duration::from_secs).to_vec(),
+        }
+    }
+}
+
+pub struct Consumer {
+    pub queue: &'static str,
+    pub db: Db,
+    pub bus: Bus,
+    pub handler: Arc<dyn Handler>,
+    pub retry: RetryPolicy,
+}
+
+/// How one delivery ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Handled,
+    Duplicate,
+    Retry(Duration),
+    Dead(String),
+}
+
+impl Consumer {
+    /// Consumes until `shutdown`, reconnecting after broker outages.
+    pub fn spawn(self, shutdown: CancellationToken) {
+        tokio::spawn(async move {
+            let mut backoff = Duration::from_millis(200);
+            loop {
+                let result = tokio::select! {
+                    result = self.run(&shutdown) => result,
+                    _ = shutdown.cancelled() => break,
+                };
+                if shutdown.is_cancelled() {
+                    break;
+                }
+                if let Err(error) = result {
+                    tracing::warn!(queue = self.queue, %error, "consumer disconnected; reconnecting");
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = shutdown.cancelled() => break,
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+            tracing::debug!(queue = self.queue, "consumer stopped");
+        });
+    }
+
+    async fn run(&self, shutdown: &CancellationToken) -> Result<(), BusError> {
+        match &self.bus {
+            Bus::Memory(memory) => {
+                let mut receiver = memory.take_receiver(self.queue)?;
+                loop {
+                    let delivery = tokio::select! {
+                        delivery = receiver.recv() => delivery,
+                        _ = shutdown.cancelled() => None,
+                    };
+                    let Some(delivery) = delivery else { break };
+                    match self.process(&delivery).await {
+                        Outcome::Handled | Outcome::Duplicate => {}
+                        Outcome::Retry(delay) => {
+                            let mut again = delivery;
+                            again.attempt += 1;
+                            memory.retry_later(self.queue, again, delay);
+                        }
+                        Outcome::Dead(_) => memory.dead_letter(self.queue, delivery),
+                    }
+                }
+                memory.return_receiver(self.queue, receiver);
+                Ok(())
+            }
+            Bus::Amqp(amqp) => {
+                let mut subscription = amqp.subscribe(self.queue, 16).await?;
+                tracing::info!(queue = self.queue, "consuming");
+                while let Some((delivery, acker)) = subscription.next().await {
+                    match self.process(&delivery).await {
+                        Outcome::Handled | Outcome::Duplicate => subscription.ack(&acker).await?,
+                        Outcome::Retry(delay) => {
+                            subscription.retry(&acker, &delivery, delay).await?
+                        }
+                        Outcome::Dead(error) => {
+                            subscription.dead_letter(&acker, &delivery, &error).await?
+                        }
+                    }
+                }
+                Err(BusError::Timeout(Duration::ZERO))
+            }
+        }
+    }
+
+    async fn process(&self, delivery: &Delivery) -> Outcome {
+        let message = &delivery.message;
+        let span = tracing::info_span!("consume", queue = self.queue, topic = %message.topic, event_id = %message.id);
+        telemetry::set_parent_from_map(&span, &message.headers);
+        match self.handle_once(message).instrument(span).await {
+            Ok(true) => {
+                metrics::counter!("events_consumed_total", "queue" => self.queue).increment(1);
+                Outcome::Handled
+            }
+            Ok(false) => Outcome::Duplicate,
+            Err(error) => {
+                metrics::counter!("events_failed_total", "queue" => self.queue).increment(1);
+                match self.retry.delays.get(delivery.attempt as usize) {
+                    Some(delay) => {
+                        tracing::warn!(queue = self.queue, event_id = %message.id, attempt = delivery.attempt + 1, %error, "event handling failed; will retry");
+                        Outcome::Retry(*delay)
+                    }
+                    None => {
+                        tracing::error!(queue = self.queue, event_id = %message.id, %error, "event handling failed on every attempt; dead-lettered");
+                        metrics::counter!("events_dead_lettered_total", "queue" => self.queue)
+                            .increment(1);
+                        Outcome::Dead(error.to_string())
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Ok(false)` when the event was handled before.
+    async fn handle_once(&self, message: &Message) -> Result<bool, BoxError> {
+        let mut tx = self.db.begin().await?;
+        let fresh = query(
+            "INSERT INTO inbox (consumer, event_id, received_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (consumer, event_id) DO NOTHING",
+        )
+        .bind(self.queue)
+        .bind(message.id.as_str())
+        .bind(ids::now())
+        .execute(&mut tx)
+        .await?;
+        if fresh == 0 {
+            return Ok(false);
+        }
+        self.handler.handle(&mut tx, message).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+}
+
+/// Puts every dead letter of `queue` back on it (after the cause was fixed).
+pub async fn replay_dead_letters(bus: &Bus, queue: &str) -> Result<usize, BusError> {
+    match bus {
+        Bus::Memory(memory) => memory.replay_dead(queue),
+        Bus::Amqp(amqp) => amqp.replay_dead(queue).await,
+    }
+}

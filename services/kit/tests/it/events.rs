@@ -1,0 +1,362 @@
+//! Events have both sides: the outbox relay (refused rows parked without blocking the rest,
+//! replicas never publishing the same row) and the consumer (inbox dedupe, retries, dead
+//! letters and their replay), on both databases, on the in-process bus and on RabbitMQ.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use gatehouse_kit::bus::{Bus, BusError, Message, Topology};
+use gatehouse_kit::consumer::{Consumer, Handler, HandlerFuture, RetryPolicy, replay_dead_letters};
+use gatehouse_kit::db::{Backend, Db, Migrations, Tx, query};
+use gatehouse_kit::outbox::{self, OutboxEvent, RelayConfig};
+use gatehouse_kit::testing::{TestDb, eventually};
+use gatehouse_proto::events::Queue;
+use gatehouse_proto::events::v1::{SessionRevoked, UserUpdated};
+use rstest::rstest;
+use sqlx::migrate::Migrator;
+use tokio_util::sync::CancellationToken;
+
+static EMPTY: Migrator = Migrator::DEFAULT;
+const NONE: Migrations = Migrations {
+    sqlite: &EMPTY,
+    postgres: &EMPTY,
+};
+const RABBITMQ: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
+
+/// A queue of its own for one test, bound to `user.updated` only.
+fn test_queue() -> Queue {
+    let name = format!("test.{}", gatehouse_kit::ids::random_alphanumeric(10));
+    Queue {
+        name: Box::leak(name.into_boxed_str()),
+        topics: &["user.updated"],
+    }
+}
+
+/// Only `queue`, on an exchange of this test's own (the shared one has an audit queue bound to
+/// every topic, so nothing would be unroutable there).
+fn topology(queue: Queue) -> Topology {
+    Topology {
+        exchange: format!("{}.exchange", queue.name),
+        queues: vec![queue],
+        audit: false,
+    }
+}
+
+fn fast_relay() -> RelayConfig {
+    RelayConfig {
+        idle_poll: Duration::from_millis(20),
+        retry_delay: Duration::from_millis(10),
+        max_retry_delay: Duration::from_millis(20),
+        max_attempts: 3,
+        ..RelayConfig::default()
+    }
+}
+
+fn fast_retries() -> RetryPolicy {
+    RetryPolicy {
+        delays: vec![Duration::from_millis(50), Duration::from_millis(50)],
+    }
+}
+
+async fn enqueue_updates(db: &Db, users: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut tx = db.begin().await.unwrap();
+    for user_id in users {
+        let event = OutboxEvent::new(&UserUpdated { user_id });
+        ids.push(event.id.clone());
+        tx.enqueue(&event).await.unwrap();
+    }
+    tx.commit().await.unwrap();
+    ids
+}
+
+/// Records what it handled; fails the first `fail_first` times, and every time while `broken`.
+#[derive(Default)]
+struct Recorder {
+    handled: std::sync::Mutex<Vec<String>>,
+    calls: AtomicUsize,
+    fail_first: usize,
+    broken: std::sync::atomic::AtomicBool,
+}
+
+impl Handler for Recorder {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            let call = self.calls.fetch_add(1, Ordering::SeqCst);
+            if call < self.fail_first || self.broken.load(Ordering::SeqCst) {
+                return Err(format!("failure on call {call}").into());
+            }
+            // A write in the consumer's transaction, committed with the inbox row.
+            query("INSERT INTO handled (event_id) VALUES ($1)")
+                .bind(message.id.as_str())
+                .execute(tx)
+                .await?;
+            self.handled.lock().unwrap().push(message.id.clone());
+            Ok(())
+        })
+    }
+}
+
+async fn consumer_db(backend: Backend) -> (Db, TestDb) {
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&NONE).await;
+    query("CREATE TABLE handled (event_id TEXT PRIMARY KEY)")
+        .execute(&db)
+        .await
+        .unwrap();
+    (db, database)
+}
+
+async fn handled_rows(db: &Db) -> i64 {
+    query("SELECT COUNT(*) FROM handled")
+        .fetch_one::<(i64,)>(db)
+        .await
+        .unwrap()
+        .0
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_refused_row_is_parked_without_blocking_the_rows_behind_it(#[case] backend: Backend) {
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&NONE).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
+    // No queue takes session.revoked here: it comes back unroutable.
+    let mut tx = db.begin().await.unwrap();
+    tx.enqueue(&OutboxEvent::new(&SessionRevoked::default()))
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let behind = enqueue_updates(&db, ["u1".to_string(), "u2".to_string()]).await;
+
+    let shutdown = CancellationToken::new();
+    outbox::spawn_relay(db.clone(), bus.clone(), fast_relay(), shutdown.clone());
+    let parked = eventually(Duration::from_secs(10), || async {
+        (outbox::parked(&db).await.ok() == Some(1)).then_some(())
+    })
+    .await;
+    assert!(parked.is_some(), "{backend:?}: parked after its attempts");
+    let (attempts, error): (i64, Option<String>) =
+        query("SELECT attempts, last_error FROM outbox WHERE parked_at IS NOT NULL")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    assert_eq!(attempts, 3, "{backend:?}");
+    assert!(error.unwrap().contains("no queue is bound"));
+    assert_eq!(
+        outbox::pending(&db).await.unwrap(),
+        0,
+        "{backend:?}: the rest went out"
+    );
+
+    let received = drain(&bus, queue.name, behind.len()).await;
+    assert_eq!(received, behind, "{backend:?}: in order, once each");
+    shutdown.cancel();
+}
+
+/// Everything waiting on a memory queue (`expected` events), by event id.
+async fn drain(bus: &Bus, queue: &'static str, expected: usize) -> Vec<String> {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let (consumer_db, _guard) = (db.connect(&NONE).await, db);
+    query("CREATE TABLE handled (event_id TEXT PRIMARY KEY)")
+        .execute(&consumer_db)
+        .await
+        .unwrap();
+    let recorder = Arc::new(Recorder::default());
+    let shutdown = CancellationToken::new();
+    Consumer {
+        queue,
+        db: consumer_db,
+        bus: bus.clone(),
+        handler: recorder.clone(),
+        retry: fast_retries(),
+    }
+    .spawn(shutdown.clone());
+    eventually(Duration::from_secs(30), || async {
+        (recorder.handled.lock().unwrap().len() >= expected).then_some(())
+    })
+    .await;
+    // Anything more would be a duplicate: give it a moment to show up.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let handled = recorder.handled.lock().unwrap().clone();
+    shutdown.cancel();
+    handled
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn two_relays_on_one_outbox_publish_each_row_once(#[case] backend: Backend) {
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&NONE).await;
+    let second_db = database.connect(&NONE).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
+    let ids = enqueue_updates(&db, (0..300).map(|i| format!("user-{i}"))).await;
+    let shutdown = CancellationToken::new();
+    let config = RelayConfig {
+        batch: 7,
+        ..fast_relay()
+    };
+    outbox::spawn_relay(db.clone(), bus.clone(), config.clone(), shutdown.clone());
+    outbox::spawn_relay(second_db, bus.clone(), config, shutdown.clone());
+    let done = eventually(Duration::from_secs(20), || async {
+        (outbox::pending(&db).await.ok() == Some(0)).then_some(())
+    })
+    .await;
+    assert!(done.is_some(), "{backend:?}: all published");
+    let mut received = drain(&bus, queue.name, ids.len()).await;
+    assert_eq!(
+        received.len(),
+        ids.len(),
+        "{backend:?}: no row published twice"
+    );
+    received.sort();
+    let mut expected = ids;
+    expected.sort();
+    assert_eq!(received, expected);
+    shutdown.cancel();
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn in_process_consumers_retry_dedupe_and_dead_letter(#[case] backend: Backend) {
+    let (db, _database) = consumer_db(backend).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
+    let message = |id: &str| Message {
+        id: id.into(),
+        topic: "user.updated".into(),
+        payload: Vec::new(),
+        headers: Default::default(),
+    };
+    // Published before any consumer exists: it waits in the queue.
+    bus.publish(&message("early")).await.unwrap();
+    let recorder = Arc::new(Recorder {
+        fail_first: 2,
+        ..Recorder::default()
+    });
+    let shutdown = CancellationToken::new();
+    Consumer {
+        queue: queue.name,
+        db: db.clone(),
+        bus: bus.clone(),
+        handler: recorder.clone(),
+        retry: fast_retries(),
+    }
+    .spawn(shutdown.clone());
+    let handled = eventually(Duration::from_secs(5), || async {
+        (handled_rows(&db).await == 1).then_some(())
+    })
+    .await;
+    assert!(
+        handled.is_some(),
+        "{backend:?}: handled on its third attempt"
+    );
+    assert_eq!(recorder.calls.load(Ordering::SeqCst), 3);
+
+    bus.publish(&message("early")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        handled_rows(&db).await,
+        1,
+        "{backend:?}: a redelivery is skipped"
+    );
+
+    recorder.broken.store(true, Ordering::SeqCst);
+    bus.publish(&message("doomed")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        handled_rows(&db).await,
+        1,
+        "{backend:?}: failed every attempt"
+    );
+    recorder.broken.store(false, Ordering::SeqCst);
+    assert_eq!(replay_dead_letters(&bus, queue.name).await.unwrap(), 1);
+    let replayed = eventually(Duration::from_secs(5), || async {
+        (handled_rows(&db).await == 2).then_some(())
+    })
+    .await;
+    assert!(replayed.is_some(), "{backend:?}: handled after the replay");
+    shutdown.cancel();
+}
+
+#[tokio::test]
+async fn rabbitmq_keeps_events_for_a_consumer_that_is_down_and_dead_letters_failures() {
+    let (db, _database) = consumer_db(Backend::Postgres).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology(RABBITMQ, topology(queue)).unwrap();
+    let message = |id: &str| Message {
+        id: id.into(),
+        topic: "user.updated".into(),
+        payload: Vec::new(),
+        headers: Default::default(),
+    };
+    // The consumer has never run: the queue is declared by the publisher's topology.
+    bus.publish(&message("while-down"))
+        .await
+        .expect("routed to the declared queue");
+    let unrouted = Message {
+        topic: "nobody.listens".into(),
+        ..message("lost")
+    };
+    assert!(
+        matches!(bus.publish(&unrouted).await, Err(BusError::Unroutable(_))),
+        "a mandatory publish no queue takes is a failure"
+    );
+
+    let recorder = Arc::new(Recorder {
+        fail_first: 1,
+        ..Recorder::default()
+    });
+    let shutdown = CancellationToken::new();
+    Consumer {
+        queue: queue.name,
+        db: db.clone(),
+        bus: bus.clone(),
+        handler: recorder.clone(),
+        retry: fast_retries(),
+    }
+    .spawn(shutdown.clone());
+    let handled = eventually(Duration::from_secs(15), || async {
+        (handled_rows(&db).await == 1).then_some(())
+    })
+    .await;
+    assert!(
+        handled.is_some(),
+        "delivered after the consumer started, retried once"
+    );
+    assert_eq!(recorder.calls.load(Ordering::SeqCst), 2);
+
+    recorder.broken.store(true, Ordering::SeqCst);
+    let calls_before = recorder.calls.load(Ordering::SeqCst);
+    bus.publish(&message("doomed")).await.unwrap();
+    let dead = eventually(Duration::from_secs(15), || async {
+        (recorder.calls.load(Ordering::SeqCst) >= calls_before + 3).then_some(())
+    })
+    .await;
+    assert!(dead.is_some(), "tried on every attempt");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    recorder.broken.store(false, Ordering::SeqCst);
+    let replayed = eventually(Duration::from_secs(10), || async {
+        replay_dead_letters(&bus, queue.name)
+            .await
+            .ok()
+            .filter(|n| *n > 0)
+    })
+    .await;
+    assert_eq!(replayed, Some(1), "one dead letter, replayed");
+    let handled = eventually(Duration::from_secs(15), || async {
+        (handled_rows(&db).await == 2).then_some(())
+    })
+    .await;
+    assert!(handled.is_some(), "handled after the replay");
+    shutdown.cancel();
+}

@@ -1,0 +1,40 @@
+//! What the session service does with identity's user events (queue `session.user-events`):
+//! a changed user's cached sessions are dropped, so the next `get-session` reads the user
+//! afresh; a deleted user's sessions are deleted.
+
+use gatehouse_kit::bus::Message;
+use gatehouse_kit::consumer::{Handler, HandlerFuture};
+use gatehouse_kit::db::Tx;
+use gatehouse_proto::events::Event;
+use gatehouse_proto::events::v1::{UserDeleted, UserUpdated};
+use prost::Message as _;
+
+use super::cache::SessionCache;
+use super::store;
+
+pub struct UserEvents {
+    pub cache: SessionCache,
+}
+
+impl Handler for UserEvents {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            match message.topic.as_str() {
+                UserUpdated::TOPIC => {
+                    let event = UserUpdated::decode(message.payload.as_slice())?;
+                    for token in store::tokens_of(tx, &event.user_id).await? {
+                        self.cache.evict(&token).await;
+                    }
+                }
+                UserDeleted::TOPIC => {
+                    let event = UserDeleted::decode(message.payload.as_slice())?;
+                    for token in store::delete_for_user(tx, &event.user_id).await? {
+                        self.cache.bury(&token).await;
+                    }
+                }
+                other => tracing::debug!(topic = other, "not a user event this queue handles"),
+            }
+            Ok(())
+        })
+    }
+}
