@@ -1,12 +1,62 @@
-//! The gateway's settings (every one documented in the README).
+//! The gateway's settings (every one documented in the README): [`GatewaySettings`] is what
+//! the environment says, with the defaults in its `Default`; [`GatewayConfig`] is the checked,
+//! derived form the handlers use. Both print without their secrets.
 
 use std::time::Duration;
 
-use gatehouse_kit::config::{Backends, ConfigError, Env};
+use gatehouse_kit::config::{
+    Backends, ConfigError, Env, ExposeSecret, SecretString, SessionLifetimes,
+};
 use gatehouse_kit::service::service_url;
 use gatehouse_proto::{identity, session};
+use serde::Deserialize;
 
 use crate::client_ip::IpNet;
+
+/// The gateway's variables, one field each (`base_url` ← `BASE_URL`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct GatewaySettings {
+    pub gateway_listen: String,
+    pub base_url: String,
+    pub trusted_origins: Vec<String>,
+    pub auth_secret: Option<SecretString>,
+    pub trusted_proxies: Vec<String>,
+    pub cookie_prefix: String,
+    pub use_secure_cookies: Option<bool>,
+    pub cookie_cache_enabled: bool,
+    pub cookie_cache_max_age: u64,
+    pub rate_limit_enabled: bool,
+    pub rate_limit_window: u64,
+    pub rate_limit_max: u64,
+    pub rate_limit_sign_in_window: u64,
+    pub rate_limit_sign_in_max: u64,
+    pub rate_limit_email_window: u64,
+    pub rate_limit_email_max: u64,
+}
+
+impl Default for GatewaySettings {
+    fn default() -> Self {
+        Self {
+            gateway_listen: "127.0.0.1:3000".into(),
+            base_url: "http://localhost:3000".into(),
+            trusted_origins: Vec::new(),
+            auth_secret: None,
+            trusted_proxies: Vec::new(),
+            cookie_prefix: "better-auth".into(),
+            use_secure_cookies: None,
+            cookie_cache_enabled: false,
+            cookie_cache_max_age: 60,
+            rate_limit_enabled: true,
+            rate_limit_window: 10,
+            rate_limit_max: 100,
+            rate_limit_sign_in_window: 10,
+            rate_limit_sign_in_max: 3,
+            rate_limit_email_window: 60,
+            rate_limit_email_max: 3,
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct GatewayConfig {
@@ -17,7 +67,7 @@ pub struct GatewayConfig {
     /// The base URL's origin plus `TRUSTED_ORIGINS` (comma-separated; `*` wildcards allowed).
     pub trusted_origins: Vec<String>,
     /// `AUTH_SECRET` (or `AUTH_SECRET_FILE`): signs cookies. Standalone mode generates one.
-    pub secret: String,
+    pub secret: SecretString,
     /// `IDENTITY_URL` / `SESSION_URL`: the services' gRPC addresses.
     pub identity_url: String,
     pub session_url: String,
@@ -55,7 +105,7 @@ pub struct Rule {
 pub struct RateLimitSettings {
     /// `RATE_LIMIT_ENABLED` (default true).
     pub enabled: bool,
-    /// `RATE_LIMIT_WINDOW` / `RATE_LIMIT_MAX` (default 10 s / 100): every path.
+    /// `RATE_LIMIT_WINDOW` / `RATE_LIMIT_MAX` (default 10 s / 100): every route.
     pub default: Rule,
     /// `RATE_LIMIT_SIGN_IN_WINDOW` / `RATE_LIMIT_SIGN_IN_MAX` (default 10 s / 3): routes
     /// registered with [`RateRule::SignIn`](crate::policy::RateRule::SignIn).
@@ -65,55 +115,72 @@ pub struct RateLimitSettings {
     pub email: Rule,
 }
 
+fn invalid(name: &str, value: &str, reason: impl ToString) -> ConfigError {
+    ConfigError::Invalid {
+        name: name.into(),
+        value: value.into(),
+        reason: reason.to_string(),
+    }
+}
+
 impl GatewayConfig {
     /// `secret` is passed in when the caller already resolved it (standalone generates one).
-    pub fn from_env(env: &Env, secret: Option<String>) -> Result<Self, ConfigError> {
-        let base = env.string("BASE_URL", "http://localhost:3000");
-        let base_url = url::Url::parse(&base).map_err(|e| ConfigError::Invalid {
-            name: "BASE_URL".into(),
-            value: base.clone(),
-            reason: e.to_string(),
-        })?;
+    pub fn from_env(env: &Env, secret: Option<SecretString>) -> Result<Self, ConfigError> {
+        let settings: GatewaySettings = env.load()?;
+        let base_url = url::Url::parse(&settings.base_url)
+            .map_err(|e| invalid("BASE_URL", &settings.base_url, e))?;
         let mut trusted_origins = vec![base_url.origin().ascii_serialization()];
-        trusted_origins.extend(env.list("TRUSTED_ORIGINS"));
-        let secret = match secret {
-            Some(secret) => secret,
-            None => env
-                .secret("AUTH_SECRET")?
+        trusted_origins.extend(
+            settings
+                .trusted_origins
+                .iter()
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty()),
+        );
+        let secret =
+            secret
+                .or(settings.auth_secret.clone())
                 .ok_or_else(|| ConfigError::Missing {
                     name: "AUTH_SECRET".into(),
                     why: "the gateway signs cookies with it (32+ random characters)".into(),
-                })?,
-        };
-        if secret.len() < 32 {
-            return Err(ConfigError::Invalid {
-                name: "AUTH_SECRET".into(),
-                value: "<redacted>".into(),
-                reason: "must be at least 32 characters".into(),
-            });
+                })?;
+        if secret.expose_secret().len() < 32 {
+            return Err(invalid(
+                "AUTH_SECRET",
+                "<redacted>",
+                "must be at least 32 characters",
+            ));
         }
-        let mut trusted_proxies = Vec::new();
-        for proxy in env.list("TRUSTED_PROXIES") {
-            trusted_proxies.push(proxy.parse().map_err(|reason| ConfigError::Invalid {
-                name: "TRUSTED_PROXIES".into(),
-                value: proxy.clone(),
-                reason,
-            })?);
-        }
-        let rule = |window: &str, window_default: u64, max: &str, max_default: u64| {
-            Ok::<_, ConfigError>(Rule {
-                window: env.seconds(window, window_default)?,
-                max: env.parse(max, max_default)?,
+        let trusted_proxies = settings
+            .trusted_proxies
+            .iter()
+            .map(|p| p.trim())
+            .filter(|p| !p.is_empty())
+            .map(|proxy| {
+                proxy
+                    .parse()
+                    .map_err(|reason: String| invalid("TRUSTED_PROXIES", proxy, reason))
             })
+            .collect::<Result<_, _>>()?;
+        let rule = |window: u64, max: u64| Rule {
+            window: Duration::from_secs(window),
+            max,
         };
+        let s = &settings;
         Ok(Self {
-            listen: env.string("GATEWAY_LISTEN", "127.0.0.1:3000"),
+            listen: s.gateway_listen.clone(),
             cookies: CookieSettings {
-                prefix: env.string("COOKIE_PREFIX", "better-auth"),
-                secure: env.bool("USE_SECURE_COOKIES", base_url.scheme() == "https")?,
-                session_max_age: env.seconds("SESSION_EXPIRES_IN", 604_800)?,
-                cache_enabled: env.bool("COOKIE_CACHE_ENABLED", false)?,
-                cache_max_age: env.seconds("COOKIE_CACHE_MAX_AGE", 60)?,
+                prefix: s.cookie_prefix.clone(),
+                secure: s.use_secure_cookies.unwrap_or(base_url.scheme() == "https"),
+                session_max_age: SessionLifetimes::from_env(env)?.expires_in(),
+                cache_enabled: s.cookie_cache_enabled,
+                cache_max_age: Duration::from_secs(s.cookie_cache_max_age),
+            },
+            rate_limit: RateLimitSettings {
+                enabled: s.rate_limit_enabled,
+                default: rule(s.rate_limit_window, s.rate_limit_max),
+                sign_in: rule(s.rate_limit_sign_in_window, s.rate_limit_sign_in_max),
+                email: rule(s.rate_limit_email_window, s.rate_limit_email_max),
             },
             base_url,
             trusted_origins,
@@ -121,29 +188,68 @@ impl GatewayConfig {
             identity_url: service_url(env, identity::NAME, identity::DEFAULT_LISTEN),
             session_url: service_url(env, session::NAME, session::DEFAULT_LISTEN),
             backends: Backends::from_env(env)?,
-            rate_limit: RateLimitSettings {
-                enabled: env.bool("RATE_LIMIT_ENABLED", true)?,
-                default: rule("RATE_LIMIT_WINDOW", 10, "RATE_LIMIT_MAX", 100)?,
-                sign_in: rule("RATE_LIMIT_SIGN_IN_WINDOW", 10, "RATE_LIMIT_SIGN_IN_MAX", 3)?,
-                email: rule("RATE_LIMIT_EMAIL_WINDOW", 60, "RATE_LIMIT_EMAIL_MAX", 3)?,
-            },
             trusted_proxies,
         })
     }
 
-    /// The effective configuration for the start-up log, secrets left out.
-    pub fn describe(&self) -> String {
-        format!(
-            "listen={} base_url={} trusted_origins={:?} identity={} session={} cache={} secure_cookies={} cookie_cache={} rate_limit={}",
-            self.listen,
-            self.base_url,
-            self.trusted_origins,
-            self.identity_url,
-            self.session_url,
-            gatehouse_kit::config::redact_url(&self.backends.cache_url),
-            self.cookies.secure,
-            self.cookies.cache_enabled,
-            self.rate_limit.enabled,
-        )
+    /// The cookie-signing secret.
+    pub fn secret(&self) -> &str {
+        self.secret.expose_secret()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_effective_configuration_prints_without_its_secrets() {
+        let env = Env::from_pairs([
+            ("AUTH_SECRET", "s3cret-s3cret-s3cret-s3cret-s3cret-hunter2"),
+            ("CACHE_URL", "redis://default:pw-hunter2@cache:6379"),
+            (
+                "TRUSTED_ORIGINS",
+                "https://a.example.com, https://*.b.example.com",
+            ),
+            ("RATE_LIMIT_SIGN_IN_MAX", "7"),
+        ]);
+        let config = GatewayConfig::from_env(&env, None).unwrap();
+        let printed = format!("{config:?}");
+        assert!(!printed.contains("hunter2"), "{printed}");
+        assert!(
+            printed.contains("redis://default:***@cache:6379"),
+            "{printed}"
+        );
+        assert_eq!(
+            config.trusted_origins,
+            [
+                "http://localhost:3000",
+                "https://a.example.com",
+                "https://*.b.example.com"
+            ]
+        );
+        assert_eq!(config.rate_limit.sign_in.max, 7);
+        assert_eq!(config.cookies.session_max_age, Duration::from_secs(604_800));
+        assert!(config.secret().ends_with("hunter2"));
+    }
+
+    #[test]
+    fn bad_values_name_their_variable() {
+        let short = Env::from_pairs([("AUTH_SECRET", "short")]);
+        let error = GatewayConfig::from_env(&short, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("AUTH_SECRET") && !error.contains("short"),
+            "{error}"
+        );
+        let env = Env::from_pairs([
+            ("AUTH_SECRET", "0123456789abcdef0123456789abcdef"),
+            ("TRUSTED_PROXIES", "10.0.0.0/99"),
+        ]);
+        let error = GatewayConfig::from_env(&env, None).unwrap_err().to_string();
+        assert!(error.contains("TRUSTED_PROXIES"), "{error}");
+        let missing = GatewayConfig::from_env(&Env::from_pairs([("X", "y")]), None);
+        assert!(missing.unwrap_err().to_string().contains("AUTH_SECRET"));
     }
 }

@@ -55,7 +55,7 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         rate_limiter: Arc::new(rate_limit::RateLimiter::new(
             config.rate_limit.clone(),
             cache,
-            config.backends.cache_timeout,
+            config.backends.cache_timeout(),
         )),
         email_password: EmailPasswordServiceClient::new(identity),
         sessions: SessionServiceClient::new(lazy_channel(&config.session_url)?),
@@ -74,7 +74,7 @@ pub async fn run(
     listener: TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), GatewayError> {
-    tracing::info!(config = %config.describe(), "gateway configuration");
+    tracing::info!(?config, "gateway configuration");
     let app = app(config)?;
     tracing::info!(addr = %listener.local_addr()?, "gateway serving {BASE_PATH}");
     axum::serve(

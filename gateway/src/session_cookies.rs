@@ -11,13 +11,13 @@ use crate::wire::SessionWithUser;
 /// The verified session token from the request's cookie.
 pub fn token(state: &AppState, meta: &RequestMeta) -> Option<String> {
     let raw = meta.cookie(&state.cookies.names.session_token)?;
-    cookies::verify(&state.config.secret, &raw)
+    cookies::verify(state.config.secret(), &raw)
 }
 
 /// Whether the caller signed in with `rememberMe: false` (a signed `dont_remember` marker).
 pub fn dont_remember(state: &AppState, meta: &RequestMeta) -> bool {
     meta.cookie(&state.cookies.names.dont_remember)
-        .and_then(|raw| cookies::verify(&state.config.secret, &raw))
+        .and_then(|raw| cookies::verify(state.config.secret(), &raw))
         .is_some_and(|v| v == "true")
 }
 
@@ -29,7 +29,7 @@ pub fn issue(
     remember: bool,
 ) -> Vec<String> {
     let names = &state.cookies.names;
-    let secret = &state.config.secret;
+    let secret = state.config.secret();
     let max_age = remember.then_some(state.config.cookies.session_max_age.as_secs());
     let mut out = vec![state.cookies.set(
         &names.session_token,
@@ -58,7 +58,7 @@ pub fn cache(state: &AppState, data: &SessionWithUser, remember: bool) -> Option
     }
     let max_age = settings.cache_max_age;
     let value = cookie_cache::encode(
-        &state.config.secret,
+        state.config.secret(),
         data,
         gatehouse_kit::ids::now().timestamp_millis(),
         max_age.as_millis() as i64,

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use gatehouse_gateway::GatewayConfig;
-use gatehouse_kit::config::{ConfigError, Env};
+use gatehouse_kit::config::{ConfigError, Env, SecretString};
 use gatehouse_kit::service::{Context, ContextError, listen_var, url_var};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -112,7 +112,7 @@ impl Running {
 
 /// The cookie secret: `AUTH_SECRET(_FILE)` if given, else generated once into
 /// `DATA_DIR/secret` (mode 0600) and reused on every start.
-pub fn load_or_create_secret(env: &Env, data_dir: &Path) -> Result<String, StandaloneError> {
+pub fn load_or_create_secret(env: &Env, data_dir: &Path) -> Result<SecretString, StandaloneError> {
     if let Some(secret) = env.secret("AUTH_SECRET")? {
         return Ok(secret);
     }
@@ -120,13 +120,13 @@ pub fn load_or_create_secret(env: &Env, data_dir: &Path) -> Result<String, Stand
     if let Ok(existing) = std::fs::read_to_string(&path) {
         let existing = existing.trim().to_string();
         if existing.len() >= 32 {
-            return Ok(existing);
+            return Ok(existing.into());
         }
     }
     let secret = gatehouse_kit::ids::random_alphanumeric(64);
     write_private(&path, &secret).map_err(io(format!("writing {}", path.display())))?;
     tracing::info!(path = %path.display(), "generated a new cookie secret");
-    Ok(secret)
+    Ok(secret.into())
 }
 
 fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {

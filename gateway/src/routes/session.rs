@@ -46,7 +46,7 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
     .flatten();
     if let Some(raw) = cache_cookie {
         let now = gatehouse_kit::ids::now().timestamp_millis();
-        match cookie_cache::decode(&state.config.secret, &raw, &token, now) {
+        match cookie_cache::decode(state.config.secret(), &raw, &token, now) {
             Some(body) => return Ok(Reply::raw_json(body).no_store()),
             None => expire_cache_cookie = true,
         }

@@ -43,7 +43,7 @@ async fn start(
 ) -> Result<GrpcServices, BoxError> {
     let config = IdentityConfig::from_env(&context.env)?;
     tracing::info!(?config, "identity configuration");
-    let hasher = password::Hasher::new(config.hash_pool_size, config.hash_queue_limit);
+    let hasher = password::Hasher::new(config.hash_pool_size, config.hash_queue_limit());
     let rules = email_password::EmailPassword::new(
         db.clone(),
         hasher,

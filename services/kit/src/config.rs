@@ -1,9 +1,19 @@
-//! Configuration from the environment: every setting has a compiled-in default, documented in
-//! the README, overlaid by an environment variable and validated at start. Secrets may also come
-//! from `<NAME>_FILE`, and are never logged.
+//! Configuration from the environment. Each part declares its settings as a typed struct whose
+//! fields are named after their variables (`base_url` ← `BASE_URL`), with the defaults in that
+//! struct's `Default`; [`Env::load`] fills it (envy: strings parsed into numbers, booleans and
+//! comma-separated lists). Pieces several parts share are defined once here: the backends, a
+//! service's database, the session lifetimes. Secrets are [`SecretString`]s and credentials in
+//! URLs are [`SecretUrl`]s, so a settings struct can be logged with `{:?}` at start and never
+//! shows them. Any variable may also be read from a file named by `<NAME>_FILE`.
 
+use std::collections::BTreeMap;
+use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
+
+pub use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -21,6 +31,37 @@ pub enum ConfigError {
         path: String,
         source: std::io::Error,
     },
+    #[error("configuration: {0}")]
+    Load(#[from] envy::Error),
+}
+
+/// A URL that may carry credentials (`postgres://user:password@…`, `amqp://…`): its `Debug`
+/// and `Display` hide the password.
+#[derive(Clone, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct SecretUrl(String);
+
+impl SecretUrl {
+    pub fn new(url: impl Into<String>) -> Self {
+        Self(url.into())
+    }
+
+    /// The URL with its password, to connect with.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SecretUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", redact_url(&self.0))
+    }
+}
+
+impl fmt::Display for SecretUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&redact_url(&self.0))
+    }
 }
 
 /// Reads settings from the process environment (or from a fixed map in tests), with overrides
@@ -132,49 +173,146 @@ impl Env {
     }
 
     /// A secret from `<NAME>` or from the file named by `<NAME>_FILE` (trailing newline trimmed).
-    pub fn secret(&self, name: &str) -> Result<Option<String>, ConfigError> {
+    pub fn secret(&self, name: &str) -> Result<Option<SecretString>, ConfigError> {
         if let Some(value) = self.raw(name) {
-            return Ok(Some(value));
+            return Ok(Some(value.into()));
         }
         let file_var = format!("{name}_FILE");
         match self.raw(&file_var) {
             None => Ok(None),
-            Some(path) => std::fs::read_to_string(&path)
-                .map(|s| Some(s.trim_end_matches(['\n', '\r']).to_string()))
-                .map_err(|source| ConfigError::File {
-                    name: name.to_string(),
-                    path,
-                    source,
-                }),
+            Some(path) => read_secret_file(name, path).map(|s| Some(s.into())),
+        }
+    }
+
+    /// Every variable set (and not empty), overrides first, `<NAME>_FILE` read into `<NAME>`.
+    fn pairs(&self) -> Result<BTreeMap<String, String>, ConfigError> {
+        let mut all: BTreeMap<String, String> = if self.process {
+            std::env::vars().collect()
+        } else {
+            BTreeMap::new()
+        };
+        all.extend(self.overrides.clone());
+        all.retain(|_, v| !v.trim().is_empty());
+        let files: Vec<(String, String)> = all
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_suffix("_FILE")?.to_string(), v.clone())))
+            .filter(|(name, _)| !all.contains_key(name))
+            .collect();
+        for (name, path) in files {
+            let value = read_secret_file(&name, path)?;
+            all.insert(name, value);
+        }
+        Ok(all)
+    }
+
+    /// A settings struct from the environment: each field from the variable of its name in
+    /// upper case (`cache_timeout_ms` ← `CACHE_TIMEOUT_MS`), missing ones from its `Default`.
+    pub fn load<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        Ok(envy::from_iter(self.pairs()?)?)
+    }
+
+    /// The same, each field from `<PREFIX><FIELD>` (`database_url` ← `IDENTITY_DATABASE_URL`).
+    pub fn load_prefixed<T: DeserializeOwned>(&self, prefix: &str) -> Result<T, ConfigError> {
+        Ok(envy::prefixed(prefix).from_iter(self.pairs()?)?)
+    }
+}
+
+fn read_secret_file(name: &str, path: String) -> Result<String, ConfigError> {
+    std::fs::read_to_string(&path)
+        .map(|s| s.trim_end_matches(['\n', '\r']).to_string())
+        .map_err(|source| ConfigError::File {
+            name: name.to_string(),
+            path,
+            source,
+        })
+}
+
+/// The shared backends every process may use.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct Backends {
+    /// `BUS_URL`: `memory://` (default) or `amqp://user:pass@host:port/vhost`.
+    pub bus_url: SecretUrl,
+    /// `CACHE_URL`: `memory://` (default) or `redis://…`, `rediss://…`.
+    pub cache_url: SecretUrl,
+    /// `CACHE_TIMEOUT_MS` (default 100): a slower cache counts as down.
+    pub cache_timeout_ms: u64,
+}
+
+impl Default for Backends {
+    fn default() -> Self {
+        Self {
+            bus_url: SecretUrl::new("memory://"),
+            cache_url: SecretUrl::new("memory://"),
+            cache_timeout_ms: 100,
         }
     }
 }
 
-/// The shared backends every process may use, read once: `BUS_URL` (default `memory://`),
-/// `CACHE_URL` (default `memory://`) and `CACHE_TIMEOUT_MS` (default 100).
-#[derive(Clone, Debug)]
-pub struct Backends {
-    pub bus_url: String,
-    pub cache_url: String,
-    /// A slower cache counts as down (reads go to the database).
-    pub cache_timeout: Duration,
-}
-
 impl Backends {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        Ok(Self {
-            bus_url: env.string("BUS_URL", "memory://"),
-            cache_url: env.string("CACHE_URL", "memory://"),
-            cache_timeout: Duration::from_millis(env.parse("CACHE_TIMEOUT_MS", 100)?),
-        })
+        env.load()
+    }
+
+    pub fn cache_timeout(&self) -> Duration {
+        Duration::from_millis(self.cache_timeout_ms)
     }
 
     pub fn bus(&self) -> Result<crate::bus::Bus, crate::bus::BusError> {
-        crate::bus::Bus::from_url(&self.bus_url)
+        crate::bus::Bus::from_url(self.bus_url.expose())
     }
 
     pub fn cache(&self) -> Result<crate::cache::Cache, crate::cache::CacheError> {
-        crate::cache::Cache::from_url(&self.cache_url, self.cache_timeout)
+        crate::cache::Cache::from_url(self.cache_url.expose(), self.cache_timeout())
+    }
+}
+
+/// better-auth's session timings, read by the session service (expiry, sliding, freshness)
+/// and the gateway (the cookie's `Max-Age`). Whole seconds.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(default)]
+pub struct SessionLifetimes {
+    /// `SESSION_EXPIRES_IN` (default 604800 = 7 days).
+    pub session_expires_in: u64,
+    /// `SESSION_UPDATE_AGE` (default 86400): how stale the expiry may get before a read
+    /// slides it forward.
+    pub session_update_age: u64,
+    /// `SESSION_FRESH_AGE` (default 86400; 0 turns freshness checks off).
+    pub session_fresh_age: u64,
+    /// `SESSION_DONT_REMEMBER_EXPIRES_IN` (default 86400): a `rememberMe: false` session.
+    pub session_dont_remember_expires_in: u64,
+}
+
+impl Default for SessionLifetimes {
+    fn default() -> Self {
+        Self {
+            session_expires_in: 604_800,
+            session_update_age: 86_400,
+            session_fresh_age: 86_400,
+            session_dont_remember_expires_in: 86_400,
+        }
+    }
+}
+
+impl SessionLifetimes {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        env.load()
+    }
+
+    pub fn expires_in(&self) -> Duration {
+        Duration::from_secs(self.session_expires_in)
+    }
+
+    pub fn update_age(&self) -> Duration {
+        Duration::from_secs(self.session_update_age)
+    }
+
+    pub fn fresh_age(&self) -> Duration {
+        Duration::from_secs(self.session_fresh_age)
+    }
+
+    pub fn dont_remember_expires_in(&self) -> Duration {
+        Duration::from_secs(self.session_dont_remember_expires_in)
     }
 }
 
@@ -218,8 +356,49 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("kit-secret-{}", crate::ids::new_id()));
         std::fs::write(&dir, "s3cret\n").unwrap();
         let env = Env::from_pairs([("S_FILE", dir.to_string_lossy().to_string())]);
-        assert_eq!(env.secret("S").unwrap().as_deref(), Some("s3cret"));
+        assert_eq!(
+            env.secret("S")
+                .unwrap()
+                .map(|s| s.expose_secret().to_string()),
+            Some("s3cret".to_string())
+        );
         std::fs::remove_file(dir).unwrap();
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Sample {
+        #[serde(default)]
+        count: u32,
+        #[serde(default)]
+        names: Vec<String>,
+        token: Option<SecretString>,
+        url: SecretUrl,
+    }
+
+    #[test]
+    fn settings_load_typed_with_files_and_never_print_secrets() {
+        let file = std::env::temp_dir().join(format!("kit-token-{}", crate::ids::new_id()));
+        std::fs::write(&file, "tok-hunter2\n").unwrap();
+        let env = Env::from_pairs([
+            ("COUNT", "7".to_string()),
+            ("NAMES", "a,b".to_string()),
+            ("TOKEN_FILE", file.to_string_lossy().to_string()),
+            ("URL", "redis://user:pw-hunter2@cache:6379".to_string()),
+        ]);
+        let sample: Sample = env.load().unwrap();
+        assert_eq!(sample.count, 7);
+        assert_eq!(sample.names, ["a", "b"]);
+        assert_eq!(
+            sample.token.as_ref().unwrap().expose_secret(),
+            "tok-hunter2"
+        );
+        assert_eq!(sample.url.expose(), "redis://user:pw-hunter2@cache:6379");
+        let printed = format!("{sample:?} {}", sample.url);
+        assert!(!printed.contains("hunter2"), "{printed}");
+        let bad = Env::from_pairs([("COUNT", "many"), ("URL", "x")]).load::<Sample>();
+        let error = bad.unwrap_err().to_string();
+        assert!(error.contains("COUNT") && error.contains("many"), "{error}");
+        std::fs::remove_file(file).unwrap();
     }
 
     #[test]

@@ -13,7 +13,7 @@ use tonic::server::NamedService;
 
 use crate::bus::Bus;
 use crate::cache::Cache;
-use crate::config::{Backends, ConfigError, Env};
+use crate::config::{Backends, ConfigError, Env, SecretUrl};
 use crate::db::{Db, DbError, Migrations};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -129,24 +129,29 @@ pub fn service_url(env: &Env, name: &str, default_listen: &str) -> String {
     env.string(&url_var(name), &format!("http://{default_listen}"))
 }
 
-/// A service's database settings: `<NAME>_DATABASE_URL` (default
-/// `sqlite://$DATA_DIR/<name>.sqlite`) and `<NAME>_DATABASE_MAX_CONNECTIONS` (default 10).
-#[derive(Clone, Debug)]
+/// A service's database: `<NAME>_DATABASE_URL` (default `sqlite://$DATA_DIR/<name>.sqlite`)
+/// and `<NAME>_DATABASE_MAX_CONNECTIONS` (default 10), the same two settings for every service.
+#[derive(Clone, Debug, serde::Deserialize)]
 pub struct DatabaseSettings {
-    pub url: String,
-    pub max_connections: u32,
+    pub database_url: Option<SecretUrl>,
+    #[serde(default = "default_max_connections")]
+    pub database_max_connections: u32,
+}
+
+fn default_max_connections() -> u32 {
+    10
 }
 
 impl DatabaseSettings {
-    pub fn from_env(env: &Env, data_dir: &str, name: &str) -> Result<Self, ConfigError> {
-        let prefix = name.to_ascii_uppercase();
-        Ok(Self {
-            url: env.string(
-                &format!("{prefix}_DATABASE_URL"),
-                &format!("sqlite://{data_dir}/{name}.sqlite"),
-            ),
-            max_connections: env.parse(&format!("{prefix}_DATABASE_MAX_CONNECTIONS"), 10)?,
-        })
+    pub fn from_env(env: &Env, name: &str) -> Result<Self, ConfigError> {
+        env.load_prefixed(&format!("{}_", name.to_ascii_uppercase()))
+    }
+
+    /// The URL to connect with, the default filled in.
+    pub fn url(&self, data_dir: &str, name: &str) -> SecretUrl {
+        self.database_url
+            .clone()
+            .unwrap_or_else(|| SecretUrl::new(format!("sqlite://{data_dir}/{name}.sqlite")))
     }
 }
 
@@ -207,16 +212,17 @@ where
     F: FnOnce(Db, Context, CancellationToken) -> Fut,
     Fut: Future<Output = Result<GrpcServices, BoxError>>,
 {
-    let database = DatabaseSettings::from_env(&context.env, &context.data_dir, name)?;
+    let database = DatabaseSettings::from_env(&context.env, name)?;
+    let url = database.url(&context.data_dir, name);
     tracing::info!(
         service = name,
-        database = %crate::config::redact_url(&database.url),
-        max_connections = database.max_connections,
+        database = %url,
+        max_connections = database.database_max_connections,
         bus = context.bus.describe(),
         cache = context.cache.describe(),
         "service configuration"
     );
-    let db = Db::connect(&database.url, database.max_connections, migrations).await?;
+    let db = Db::connect(url.expose(), database.database_max_connections, migrations).await?;
     crate::outbox::spawn_relay(
         db.clone(),
         context.bus.clone(),

@@ -1,9 +1,10 @@
 //! The session service's own settings (every one documented in the README). Its database and
-//! listener come from kit's shared settings (`SESSION_DATABASE_URL`, `SESSION_LISTEN`).
+//! listener are kit's shared settings (`SESSION_DATABASE_URL`, `SESSION_LISTEN`); the session
+//! lifetimes are kit's too, shared with the gateway.
 
 use std::time::Duration;
 
-use gatehouse_kit::config::{ConfigError, Env};
+use gatehouse_kit::config::{ConfigError, Env, SessionLifetimes};
 use gatehouse_kit::service::service_url;
 
 #[derive(Clone, Debug)]
@@ -15,34 +16,45 @@ pub struct SessionConfig {
     pub cache_ttl: Duration,
 }
 
-/// better-auth's session timings.
-#[derive(Clone, Copy, Debug)]
-pub struct Lifetimes {
-    /// `SESSION_EXPIRES_IN` (default 604800 s = 7 days).
-    pub expires_in: Duration,
-    /// `SESSION_UPDATE_AGE` (default 86400 s = 1 day): how stale the expiry may get before a
-    /// read slides it forward.
-    pub update_age: Duration,
-    /// `SESSION_FRESH_AGE` (default 86400 s; 0 turns freshness checks off): how long after
-    /// sign-in a session counts as fresh for sensitive actions.
-    pub fresh_age: Duration,
-    /// `SESSION_DONT_REMEMBER_EXPIRES_IN` (default 86400 s): a `rememberMe: false` session.
-    pub dont_remember_expires_in: Duration,
+#[derive(serde::Deserialize)]
+struct CacheSettings {
+    #[serde(default = "default_cache_ttl")]
+    session_cache_ttl: u64,
+}
+
+fn default_cache_ttl() -> u64 {
+    300
 }
 
 impl SessionConfig {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         use gatehouse_proto::identity;
+        let cache: CacheSettings = env.load()?;
         Ok(Self {
             identity_url: service_url(env, identity::NAME, identity::DEFAULT_LISTEN),
-            lifetimes: Lifetimes {
-                expires_in: env.seconds("SESSION_EXPIRES_IN", 604_800)?,
-                update_age: env.seconds("SESSION_UPDATE_AGE", 86_400)?,
-                fresh_age: env.seconds("SESSION_FRESH_AGE", 86_400)?,
-                dont_remember_expires_in: env
-                    .seconds("SESSION_DONT_REMEMBER_EXPIRES_IN", 86_400)?,
-            },
-            cache_ttl: env.seconds("SESSION_CACHE_TTL", 300)?,
+            lifetimes: SessionLifetimes::from_env(env)?.into(),
+            cache_ttl: Duration::from_secs(cache.session_cache_ttl),
         })
+    }
+}
+
+/// The session rules' timings (kit's [`SessionLifetimes`] settings, as durations; tests use
+/// sub-second ones).
+#[derive(Clone, Copy, Debug)]
+pub struct Lifetimes {
+    pub expires_in: Duration,
+    pub update_age: Duration,
+    pub fresh_age: Duration,
+    pub dont_remember_expires_in: Duration,
+}
+
+impl From<SessionLifetimes> for Lifetimes {
+    fn from(settings: SessionLifetimes) -> Self {
+        Self {
+            expires_in: settings.expires_in(),
+            update_age: settings.update_age(),
+            fresh_age: settings.fresh_age(),
+            dont_remember_expires_in: settings.dont_remember_expires_in(),
+        }
     }
 }
