@@ -12,6 +12,9 @@ pub enum ApiError {
     Failure(Failure),
     /// No such route (or wrong method): 404 with an empty body, as better-call answers.
     NotFound,
+    /// A status with an empty JSON body, as better-auth throws some errors (admin routes
+    /// without a session: 401).
+    Bare(StatusCode),
     /// Rate limited: 429 with `X-Retry-After` in seconds.
     RateLimited { retry_after_secs: u64 },
 }
@@ -74,6 +77,7 @@ impl IntoResponse for ApiError {
         match self {
             ApiError::Failure(failure) => render(&failure),
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
+            ApiError::Bare(status) => json_body(status, String::new()),
             ApiError::RateLimited { retry_after_secs } => {
                 let mut response = render(&base::TOO_MANY_REQUESTS.into());
                 response

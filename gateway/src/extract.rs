@@ -1,8 +1,8 @@
 //! The extractors every route uses. [`Input`] runs better-auth's pipeline in its order (§1.3):
 //! parse the body → origin/CSRF → redirect targets → validation → the session requirement.
-//! [`Session`] and [`FreshSession`] read the credential in one place (the signed session
-//! cookie) and hand refreshed cookies to the [`response_cookies`] layer, which adds them to
-//! whatever the handler answers.
+//! [`Session`], [`FreshSession`] and [`AdminSession`] read the credential in one place (the
+//! signed session cookie) and hand refreshed cookies to the [`response_cookies`] layer, which
+//! adds them to whatever the handler answers.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -288,5 +288,23 @@ impl Authenticate for FreshSession {
             return Err(base::SESSION_NOT_FRESH.into());
         }
         Ok(FreshSession(session))
+    }
+}
+
+/// What every admin route requires (§10.5): a session read from the session service, else 401
+/// with an empty body. Whether the caller may do the route's action (roles, `ADMIN_USER_IDS`)
+/// is a rule of identity's admin capability, answered there with the route's own code.
+#[derive(Clone, Debug)]
+pub struct AdminSession(pub Session);
+
+impl Authenticate for AdminSession {
+    async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
+        match Session::authenticate(state, meta).await {
+            Ok(session) => Ok(AdminSession(session)),
+            Err(ApiError::Failure(failure)) if failure.is(base::UNAUTHORIZED) => {
+                Err(ApiError::Bare(axum::http::StatusCode::UNAUTHORIZED))
+            }
+            Err(other) => Err(other),
+        }
     }
 }

@@ -188,3 +188,56 @@ async fn user_events_reach_the_next_get_session_in_standalone_mode() {
         "user.deleted ended every session of the user"
     );
 }
+
+/// The session requirements on a route of their own (admin routes arrive with the admin issue):
+/// AdminSession answers 401 with an empty body, as better-auth's admin routes do.
+#[tokio::test]
+async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
+    use axum::routing::get;
+    use gatehouse_gateway::extract::{AdminSession, Input, NoInput};
+
+    let stack = Stack::start(&[]).await;
+    let up = stack.sign_up(&unique_email()).await;
+    let user_id = up.json()["user"]["id"].as_str().unwrap().to_string();
+    let secret = std::fs::read_to_string(format!("{}/secret", stack.data_dir)).unwrap();
+    let env = gatehouse_kit::config::Env::from_pairs([
+        ("BASE_URL", stack.origin.clone()),
+        ("AUTH_SECRET", secret),
+        ("IDENTITY_URL", format!("http://{}", stack.identity_addr)),
+        ("SESSION_URL", format!("http://{}", stack.session_addr)),
+    ]);
+    let state =
+        gatehouse_gateway::state(gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap())
+            .unwrap();
+    async fn whoami(Input { auth, .. }: Input<NoInput, AdminSession>) -> String {
+        auth.0.user.id
+    }
+    let app = axum::Router::new()
+        .route("/whoami", get(whoami))
+        .layer(axum::middleware::from_fn(
+            gatehouse_gateway::extract::response_cookies,
+        ))
+        .with_state(state);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let signed_in = stack
+        .http
+        .get(format!("http://{addr}/whoami"))
+        .header("cookie", up.cookie_header())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 200);
+    assert_eq!(signed_in.text().await.unwrap(), user_id);
+    let anonymous = stack
+        .http
+        .get(format!("http://{addr}/whoami"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert_eq!(anonymous.headers()["content-type"], "application/json");
+    assert_eq!(anonymous.text().await.unwrap(), "", "an empty body");
+}
