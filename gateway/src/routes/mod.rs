@@ -7,7 +7,9 @@ mod email_password;
 mod meta;
 mod session;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::response::{IntoResponse, Response};
@@ -20,15 +22,24 @@ use crate::policy::{self, Policy, RateRule};
 use crate::state::AppState;
 
 /// A route group under construction: every route is one [`Group::route`] line.
-pub struct Group(OpenApiRouter<AppState>);
+pub struct Group {
+    router: OpenApiRouter<AppState>,
+    /// Each path's rate-limit rule, also for the methods it does not answer.
+    rules: Vec<(String, RateRule)>,
+}
 
 impl Group {
     pub fn new() -> Self {
-        Group(OpenApiRouter::new())
+        Group {
+            router: OpenApiRouter::new(),
+            rules: Vec::new(),
+        }
     }
 
     /// Registers `route` (made by `utoipa_axum::routes!`, so it is documented) under `policy`.
-    pub fn route(self, route: UtoipaMethodRouter<AppState>, policy: Policy) -> Self {
+    pub fn route(mut self, route: UtoipaMethodRouter<AppState>, policy: Policy) -> Self {
+        self.rules
+            .extend(route.1.paths.keys().map(|path| (path.clone(), policy.rate)));
         let guarded = OpenApiRouter::new()
             .routes(route)
             .route_layer(axum::middleware::from_fn(
@@ -36,7 +47,8 @@ impl Group {
                     policy::guard(policy, request, next)
                 },
             ));
-        Group(self.0.merge(guarded))
+        self.router = self.router.merge(guarded);
+        self
     }
 }
 
@@ -46,23 +58,31 @@ impl Default for Group {
     }
 }
 
-/// Every route group, before the state is attached: the router and its OpenAPI document.
-pub fn routes() -> (Router<AppState>, OpenApi) {
+/// Every route group, before the state is attached: the router, its OpenAPI document, and
+/// each path's rate-limit rule.
+pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
     let groups = [email_password::router(), session::router(), meta::router()];
-    let all = groups
-        .into_iter()
-        .fold(OpenApiRouter::new(), |all, group| all.merge(group.0));
-    all.split_for_parts()
+    let mut rules = HashMap::new();
+    let mut all = OpenApiRouter::new();
+    for group in groups {
+        rules.extend(group.rules);
+        all = all.merge(group.router);
+    }
+    let (router, document) = all.split_for_parts();
+    (router, document, rules)
 }
 
 /// The whole HTTP surface: `/api/auth` (the routes and their document) and 404 elsewhere.
 pub fn router(state: AppState) -> Router {
-    let (auth, document) = routes();
+    let (auth, document, rules) = routes();
     let document = crate::openapi::finish(document, &state.config.base_url);
+    let rules = Arc::new(rules);
     let auth = auth
         .merge(crate::openapi::router(document))
         .fallback(unmatched)
-        .method_not_allowed_fallback(unmatched)
+        .method_not_allowed_fallback(move |state: State<AppState>, request: Request| {
+            wrong_method(state, rules.clone(), request)
+        })
         .layer(axum::middleware::from_fn(crate::extract::response_cookies))
         .layer(Extension(state.clone()))
         .with_state(state);
@@ -92,6 +112,31 @@ async fn unmatched(State(state): State<AppState>, request: Request) -> Response 
     )
     .await
     {
+        Ok(()) => ApiError::NotFound.into_response(),
+        Err(rejection) => rejection.into_response(),
+    }
+}
+
+/// A known path with a method it does not answer: counted in that path's bucket under its
+/// rule (better-auth keys limits by path, before routing), then 404.
+async fn wrong_method(
+    State(state): State<AppState>,
+    rules: Arc<HashMap<String, RateRule>>,
+    request: Request,
+) -> Response {
+    let (parts, _) = request.into_parts();
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let path = parts
+        .extensions
+        .get::<axum::extract::MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "/(unmatched)".into());
+    let relative = path.strip_prefix(crate::BASE_PATH).unwrap_or(&path);
+    let rule = rules.get(relative).copied().unwrap_or_default();
+    match policy::check(&state, &parts.headers, peer, &path, rule).await {
         Ok(()) => ApiError::NotFound.into_response(),
         Err(rejection) => rejection.into_response(),
     }

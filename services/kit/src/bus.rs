@@ -122,7 +122,7 @@ impl Bus {
     /// Publishes one message: `Ok` once the broker has it in at least one queue.
     pub async fn publish(&self, message: &Message) -> Result<(), BusError> {
         match self {
-            Bus::Memory(memory) => memory.publish(message),
+            Bus::Memory(memory) => memory.publish(message).await,
             Bus::Amqp(amqp) => amqp.publish(message).await,
         }
     }
@@ -135,13 +135,22 @@ pub struct Delivery {
     pub attempt: u32,
 }
 
+/// A delivery on the in-process bus, with the acknowledgement its publisher awaits.
+pub(crate) struct MemoryDelivery {
+    pub(crate) delivery: Delivery,
+    pub(crate) ack: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// Dead letters kept per in-process queue; older ones are dropped (and were logged).
+const MEMORY_DEAD_LETTERS: usize = 10_000;
+
 /// A queue of the in-process bus: unbounded, so no event is dropped because its consumer lags,
 /// and created with the bus, so none is dropped because its consumer has not subscribed yet.
 struct MemoryQueue {
     queue: Queue,
-    sender: mpsc::UnboundedSender<Delivery>,
-    receiver: Mutex<Option<mpsc::UnboundedReceiver<Delivery>>>,
-    dead: Mutex<Vec<Delivery>>,
+    sender: mpsc::UnboundedSender<MemoryDelivery>,
+    receiver: Mutex<Option<mpsc::UnboundedReceiver<MemoryDelivery>>>,
+    dead: Mutex<VecDeque<Delivery>>,
 }
 
 /// The in-process bus of standalone mode.
@@ -167,7 +176,7 @@ impl MemoryBus {
                     queue: *queue,
                     sender,
                     receiver: Mutex::new(Some(receiver)),
-                    dead: Mutex::new(Vec::new()),
+                    dead: Mutex::new(VecDeque::new()),
                 };
                 (queue.name, memory)
             })
@@ -178,17 +187,27 @@ impl MemoryBus {
         }
     }
 
-    fn publish(&self, message: &Message) -> Result<(), BusError> {
+    /// Like a broker's confirm, but stronger: `Ok` once every bound consumer has made its first
+    /// attempt (so the outbox marks the row published only after a consumer has it), within
+    /// the broker timeout; a consumer that has not started yet makes it time out, and the
+    /// relay publishes again later (the consumer's inbox drops the duplicate).
+    async fn publish(&self, message: &Message) -> Result<(), BusError> {
         let mut routed = false;
+        let mut acks = Vec::new();
         for queue in self.queues.values() {
             if queue.queue.topics.contains(&message.topic.as_str()) {
                 routed = true;
-                let delivery = Delivery {
-                    message: message.clone(),
-                    attempt: 0,
+                let (ack, acked) = tokio::sync::oneshot::channel();
+                let delivery = MemoryDelivery {
+                    delivery: Delivery {
+                        message: message.clone(),
+                        attempt: 0,
+                    },
+                    ack: Some(ack),
                 };
                 // The receiver lives as long as the bus (it is put back when a consumer stops).
                 let _ = queue.sender.send(delivery);
+                acks.push(acked);
             }
         }
         if let Some(audit) = &self.audit {
@@ -199,11 +218,16 @@ impl MemoryBus {
             audit.push_back(message.clone());
             routed = true;
         }
-        if routed {
-            Ok(())
-        } else {
-            Err(BusError::Unroutable(message.topic.clone()))
+        if !routed {
+            return Err(BusError::Unroutable(message.topic.clone()));
         }
+        for acked in acks {
+            match tokio::time::timeout(BROKER_TIMEOUT, acked).await {
+                Ok(Ok(())) => {}
+                _ => return Err(BusError::Timeout(BROKER_TIMEOUT)),
+            }
+        }
+        Ok(())
     }
 
     fn queue(&self, name: &str) -> Result<&MemoryQueue, BusError> {
@@ -216,14 +240,18 @@ impl MemoryBus {
     pub(crate) fn take_receiver(
         &self,
         name: &str,
-    ) -> Result<mpsc::UnboundedReceiver<Delivery>, BusError> {
+    ) -> Result<mpsc::UnboundedReceiver<MemoryDelivery>, BusError> {
         lock(&self.queue(name)?.receiver)
             .take()
             .ok_or_else(|| BusError::UnknownQueue(format!("{name} (already consumed)")))
     }
 
     /// Gives the receiving end back when its consumer stops, keeping what it still holds.
-    pub(crate) fn return_receiver(&self, name: &str, receiver: mpsc::UnboundedReceiver<Delivery>) {
+    pub(crate) fn return_receiver(
+        &self,
+        name: &str,
+        receiver: mpsc::UnboundedReceiver<MemoryDelivery>,
+    ) {
         if let Ok(queue) = self.queue(name) {
             *lock(&queue.receiver) = Some(receiver);
         }
@@ -235,14 +263,23 @@ impl MemoryBus {
             let sender = queue.sender.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(delay).await;
-                let _ = sender.send(delivery);
+                let _ = sender.send(MemoryDelivery {
+                    delivery,
+                    ack: None,
+                });
             });
         }
     }
 
     pub(crate) fn dead_letter(&self, name: &str, delivery: Delivery) {
         if let Ok(queue) = self.queue(name) {
-            lock(&queue.dead).push(delivery);
+            let mut dead = lock(&queue.dead);
+            if dead.len() >= MEMORY_DEAD_LETTERS
+                && let Some(dropped) = dead.pop_front()
+            {
+                tracing::error!(queue = name, event_id = %dropped.message.id, "in-process dead letters full; the oldest is dropped");
+            }
+            dead.push_back(delivery);
         }
     }
 
@@ -253,7 +290,10 @@ impl MemoryBus {
         let count = dead.len();
         for mut delivery in dead {
             delivery.attempt = 0;
-            let _ = queue.sender.send(delivery);
+            let _ = queue.sender.send(MemoryDelivery {
+                delivery,
+                ack: None,
+            });
         }
         Ok(count)
     }

@@ -106,8 +106,9 @@ impl Cache {
         }
     }
 
-    /// Stores `value` unless the key currently holds `guard` (a revocation marker, which a
-    /// refresh racing a revocation must not overwrite); `Ok(false)` when it did.
+    /// Stores `value` unless the key currently holds a value starting with `guard` (a marker
+    /// such as a revocation, which a refresh racing it must not overwrite); `Ok(false)` when it
+    /// did.
     pub async fn set_unless(
         &self,
         key: &str,
@@ -200,7 +201,7 @@ impl MemoryCache {
         let mut shard = self.shard(key);
         if shard
             .get(key)
-            .is_some_and(|e| e.expires > Instant::now() && &*e.value == guard)
+            .is_some_and(|e| e.expires > Instant::now() && e.value.starts_with(guard))
         {
             return false;
         }
@@ -433,9 +434,10 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('PTTL', KEYS[1])}
 ";
 
-/// `SET key value PX ms` unless the key holds `guard`, atomically.
+/// `SET key value PX ms` unless the key holds a value starting with `guard`, atomically.
 const SET_UNLESS_SCRIPT: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, string.len(ARGV[1])) == ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 ";

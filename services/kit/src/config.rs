@@ -184,7 +184,8 @@ impl Env {
         }
     }
 
-    /// Every variable set (and not empty), overrides first, `<NAME>_FILE` read into `<NAME>`.
+    /// Every variable set (and not empty), overrides first, and `<NAME>_FILE` read into `<NAME>`
+    /// for the names that hold secrets ([`reads_from_file`]).
     fn pairs(&self) -> Result<BTreeMap<String, String>, ConfigError> {
         let mut all: BTreeMap<String, String> = if self.process {
             std::env::vars().collect()
@@ -196,7 +197,7 @@ impl Env {
         let files: Vec<(String, String)> = all
             .iter()
             .filter_map(|(k, v)| Some((k.strip_suffix("_FILE")?.to_string(), v.clone())))
-            .filter(|(name, _)| !all.contains_key(name))
+            .filter(|(name, _)| reads_from_file(name) && !all.contains_key(name))
             .collect();
         for (name, path) in files {
             let value = read_secret_file(&name, path)?;
@@ -215,6 +216,14 @@ impl Env {
     pub fn load_prefixed<T: DeserializeOwned>(&self, prefix: &str) -> Result<T, ConfigError> {
         Ok(envy::prefixed(prefix).from_iter(self.pairs()?)?)
     }
+}
+
+/// Which variables may come from `<NAME>_FILE`: those holding secrets or URLs with credentials.
+/// Other tools' `*_FILE` variables (`LLVM_PROFILE_FILE`, `TF_CLI_CONFIG_FILE`) are not ours.
+pub fn reads_from_file(name: &str) -> bool {
+    ["_SECRET", "_PASSWORD", "_TOKEN", "_KEY", "_URL"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
 }
 
 fn read_secret_file(name: &str, path: String) -> Result<String, ConfigError> {
@@ -316,19 +325,43 @@ impl SessionLifetimes {
     }
 }
 
-/// Hides credentials in a URL (`postgres://user:pw@host/db` → `postgres://user:***@host/db`)
-/// so the effective configuration can be logged.
+/// Hides credentials in a URL (`postgres://user:pw@host/db` → `postgres://user:***@host/db`,
+/// and `?password=…` → `?password=***`) so the effective configuration can be logged.
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    match rest.split_once('@') {
+    let (authority, tail) = match rest.find(['/', '?', '#']) {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
+    let authority = match authority.rsplit_once('@') {
         Some((userinfo, host)) => {
             let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}")
+            format!("{user}:***@{host}")
         }
-        None => url.to_string(),
-    }
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _))
+                        if ["password", "secret", "token"]
+                            .iter()
+                            .any(|word| key.to_ascii_lowercase().contains(word)) =>
+                    {
+                        format!("{key}=***")
+                    }
+                    _ => pair.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
 }
 
 #[cfg(test)]
@@ -371,7 +404,7 @@ mod tests {
         count: u32,
         #[serde(default)]
         names: Vec<String>,
-        token: Option<SecretString>,
+        api_token: Option<SecretString>,
         url: SecretUrl,
     }
 
@@ -382,14 +415,14 @@ mod tests {
         let env = Env::from_pairs([
             ("COUNT", "7".to_string()),
             ("NAMES", "a,b".to_string()),
-            ("TOKEN_FILE", file.to_string_lossy().to_string()),
+            ("API_TOKEN_FILE", file.to_string_lossy().to_string()),
             ("URL", "redis://user:pw-hunter2@cache:6379".to_string()),
         ]);
         let sample: Sample = env.load().unwrap();
         assert_eq!(sample.count, 7);
         assert_eq!(sample.names, ["a", "b"]);
         assert_eq!(
-            sample.token.as_ref().unwrap().expose_secret(),
+            sample.api_token.as_ref().unwrap().expose_secret(),
             "tok-hunter2"
         );
         assert_eq!(sample.url.expose(), "redis://user:pw-hunter2@cache:6379");
@@ -402,11 +435,31 @@ mod tests {
     }
 
     #[test]
+    fn other_tools_file_variables_are_left_alone() {
+        let env = Env::from_pairs([
+            ("TF_CLI_CONFIG_FILE", "/nonexistent/.terraformrc"),
+            ("URL", "memory://"),
+        ]);
+        assert!(env.load::<Sample>().is_ok());
+        let ours = Env::from_pairs([("AUTH_SECRET_FILE", "/nonexistent/secret")]);
+        assert!(
+            ours.load::<Sample>()
+                .unwrap_err()
+                .to_string()
+                .contains("AUTH_SECRET_FILE")
+        );
+    }
+
+    #[test]
     fn urls_are_redacted() {
         assert_eq!(
             redact_url("amqp://guest:guest@127.0.0.1:5672/%2f"),
             "amqp://guest:***@127.0.0.1:5672/%2f"
         );
         assert_eq!(redact_url("memory://"), "memory://");
+        assert_eq!(
+            redact_url("postgres://u:p@ss@db/x?sslmode=require&password=hunter2"),
+            "postgres://u:***@db/x?sslmode=require&password=***"
+        );
     }
 }

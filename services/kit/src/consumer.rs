@@ -16,7 +16,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::bus::{Bus, BusError, Delivery, Message};
+use crate::bus::{Bus, BusError, Delivery, MemoryDelivery, Message};
 use crate::db::{Db, Tx, query};
 use crate::service::BoxError;
 use crate::{ids, telemetry};
@@ -65,10 +65,8 @@ impl Consumer {
         tokio::spawn(async move {
             let mut backoff = Duration::from_millis(200);
             loop {
-                let result = tokio::select! {
-                    result = self.run(&shutdown) => result,
-                    _ = shutdown.cancelled() => break,
-                };
+                // `run` watches `shutdown` between deliveries, never in the middle of one.
+                let result = self.run(&shutdown).await;
                 if shutdown.is_cancelled() {
                     break;
                 }
@@ -90,11 +88,13 @@ impl Consumer {
             Bus::Memory(memory) => {
                 let mut receiver = memory.take_receiver(self.queue)?;
                 loop {
-                    let delivery = tokio::select! {
-                        delivery = receiver.recv() => delivery,
+                    let received = tokio::select! {
+                        received = receiver.recv() => received,
                         _ = shutdown.cancelled() => None,
                     };
-                    let Some(delivery) = delivery else { break };
+                    let Some(MemoryDelivery { delivery, ack }) = received else {
+                        break;
+                    };
                     match self.process(&delivery).await {
                         Outcome::Handled | Outcome::Duplicate => {}
                         Outcome::Retry(delay) => {
@@ -104,6 +104,10 @@ impl Consumer {
                         }
                         Outcome::Dead(_) => memory.dead_letter(self.queue, delivery),
                     }
+                    // The first attempt is over: the publisher may mark its row published.
+                    if let Some(ack) = ack {
+                        let _ = ack.send(());
+                    }
                 }
                 memory.return_receiver(self.queue, receiver);
                 Ok(())
@@ -111,7 +115,12 @@ impl Consumer {
             Bus::Amqp(amqp) => {
                 let mut subscription = amqp.subscribe(self.queue, 16).await?;
                 tracing::info!(queue = self.queue, "consuming");
-                while let Some((delivery, acker)) = subscription.next().await {
+                loop {
+                    let next = tokio::select! {
+                        next = subscription.next() => next,
+                        _ = shutdown.cancelled() => return Ok(()),
+                    };
+                    let Some((delivery, acker)) = next else { break };
                     match self.process(&delivery).await {
                         Outcome::Handled | Outcome::Duplicate => subscription.ack(&acker).await?,
                         Outcome::Retry(delay) => {
@@ -129,6 +138,11 @@ impl Consumer {
 
     async fn process(&self, delivery: &Delivery) -> Outcome {
         let message = &delivery.message;
+        if message.id.is_empty() {
+            // Without an id it cannot be deduplicated; keep it for someone to look at.
+            tracing::error!(queue = self.queue, topic = %message.topic, "event without an id; dead-lettered");
+            return Outcome::Dead("the message has no id".into());
+        }
         let span = tracing::info_span!("consume", queue = self.queue, topic = %message.topic, event_id = %message.id);
         telemetry::set_parent_from_map(&span, &message.headers);
         match self.handle_once(message).instrument(span).await {

@@ -193,10 +193,17 @@ async fn claim(
 }
 
 async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, RelayError> {
+    let claimed_at = std::time::Instant::now();
     let rows = claim(db, config, ids::now()).await?;
     let claimed = rows.len();
     let mut rows = rows.into_iter();
     while let Some(row) = rows.next() {
+        // Past half the lease another relay may soon claim these rows: hand the rest back.
+        if claimed_at.elapsed() > config.lease / 2 {
+            let ids: Vec<String> = std::iter::once(row.id).chain(rows.map(|r| r.id)).collect();
+            release(db, &ids).await?;
+            return Ok(0);
+        }
         let headers: BTreeMap<String, String> =
             serde_json::from_str(&row.headers).unwrap_or_default();
         let message = Message {

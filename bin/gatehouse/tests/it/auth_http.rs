@@ -514,6 +514,26 @@ async fn rate_limits_answer_429_with_retry_after() {
 }
 
 #[tokio::test]
+async fn a_wrong_method_counts_against_its_paths_rule() {
+    let stack = Stack::start(&[("RATE_LIMIT_SIGN_IN_MAX", "2")]).await;
+    for _ in 0..2 {
+        assert_eq!(stack.get("/sign-in/email", None).await.status, 404);
+    }
+    assert_eq!(
+        stack.get("/sign-in/email", None).await.status,
+        429,
+        "GET /sign-in/email is limited by the sign-in rule, in that path's bucket"
+    );
+    let body = json!({"email": unique_email(), "password": PASSWORD});
+    assert_eq!(
+        stack.post("/sign-in/email", body, None).await.status,
+        429,
+        "the path's bucket is shared by every method"
+    );
+    assert_eq!(stack.get("/no-such-path", None).await.status, 404);
+}
+
+#[tokio::test]
 async fn the_cookie_cache_answers_without_the_backend_until_bypassed() {
     let stack = Stack::start(&[("COOKIE_CACHE_ENABLED", "true")]).await;
     let up = stack.sign_up(&unique_email()).await;

@@ -133,6 +133,7 @@ async fn a_refused_row_is_parked_without_blocking_the_rows_behind_it(#[case] bac
     tx.commit().await.unwrap();
     let behind = enqueue_updates(&db, ["u1".to_string(), "u2".to_string()]).await;
 
+    let collector = Collector::start(&bus, queue.name).await;
     let shutdown = CancellationToken::new();
     outbox::spawn_relay(db.clone(), bus.clone(), fast_relay(), shutdown.clone());
     let parked = eventually(Duration::from_secs(10), || async {
@@ -153,38 +154,49 @@ async fn a_refused_row_is_parked_without_blocking_the_rows_behind_it(#[case] bac
         "{backend:?}: the rest went out"
     );
 
-    let received = drain(&bus, queue.name, behind.len()).await;
+    let received = collector.collected(behind.len()).await;
     assert_eq!(received, behind, "{backend:?}: in order, once each");
     shutdown.cancel();
 }
 
-/// Everything waiting on a memory queue (`expected` events), by event id.
-async fn drain(bus: &Bus, queue: &'static str, expected: usize) -> Vec<String> {
-    let db = TestDb::new(Backend::Sqlite).await;
-    let (consumer_db, _guard) = (db.connect(&NONE).await, db);
-    query("CREATE TABLE handled (event_id TEXT PRIMARY KEY)")
-        .execute(&consumer_db)
-        .await
-        .unwrap();
-    let recorder = Arc::new(Recorder::default());
-    let shutdown = CancellationToken::new();
-    Consumer {
-        queue,
-        db: consumer_db,
-        bus: bus.clone(),
-        handler: recorder.clone(),
-        retry: fast_retries(),
+/// A consumer recording what reaches `queue`, started before anything is published.
+struct Collector {
+    recorder: Arc<Recorder>,
+    shutdown: CancellationToken,
+    _database: TestDb,
+}
+
+impl Collector {
+    async fn start(bus: &Bus, queue: &'static str) -> Self {
+        let (db, database) = consumer_db(Backend::Sqlite).await;
+        let recorder = Arc::new(Recorder::default());
+        let shutdown = CancellationToken::new();
+        Consumer {
+            queue,
+            db,
+            bus: bus.clone(),
+            handler: recorder.clone(),
+            retry: fast_retries(),
+        }
+        .spawn(shutdown.clone());
+        Self {
+            recorder,
+            shutdown,
+            _database: database,
+        }
     }
-    .spawn(shutdown.clone());
-    eventually(Duration::from_secs(30), || async {
-        (recorder.handled.lock().unwrap().len() >= expected).then_some(())
-    })
-    .await;
-    // Anything more would be a duplicate: give it a moment to show up.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let handled = recorder.handled.lock().unwrap().clone();
-    shutdown.cancel();
-    handled
+
+    /// Waits for `expected` events (and a moment more, for any duplicate), then stops.
+    async fn collected(self, expected: usize) -> Vec<String> {
+        eventually(Duration::from_secs(30), || async {
+            (self.recorder.handled.lock().unwrap().len() >= expected).then_some(())
+        })
+        .await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let handled = self.recorder.handled.lock().unwrap().clone();
+        self.shutdown.cancel();
+        handled
+    }
 }
 
 #[rstest]
@@ -198,6 +210,7 @@ async fn two_relays_on_one_outbox_publish_each_row_once(#[case] backend: Backend
     let queue = test_queue();
     let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
     let ids = enqueue_updates(&db, (0..300).map(|i| format!("user-{i}"))).await;
+    let collector = Collector::start(&bus, queue.name).await;
     let shutdown = CancellationToken::new();
     let config = RelayConfig {
         batch: 7,
@@ -210,7 +223,7 @@ async fn two_relays_on_one_outbox_publish_each_row_once(#[case] backend: Backend
     })
     .await;
     assert!(done.is_some(), "{backend:?}: all published");
-    let mut received = drain(&bus, queue.name, ids.len()).await;
+    let mut received = collector.collected(ids.len()).await;
     assert_eq!(
         received.len(),
         ids.len(),
@@ -237,8 +250,13 @@ async fn in_process_consumers_retry_dedupe_and_dead_letter(#[case] backend: Back
         payload: Vec::new(),
         headers: Default::default(),
     };
-    // Published before any consumer exists: it waits in the queue.
-    bus.publish(&message("early")).await.unwrap();
+    // Published before any consumer exists: it waits in the queue, and the publisher's
+    // confirmation waits for the consumer's first attempt.
+    let early = tokio::spawn({
+        let bus = bus.clone();
+        let message = message("early");
+        async move { bus.publish(&message).await }
+    });
     let recorder = Arc::new(Recorder {
         fail_first: 2,
         ..Recorder::default()
@@ -261,6 +279,10 @@ async fn in_process_consumers_retry_dedupe_and_dead_letter(#[case] backend: Back
         "{backend:?}: handled on its third attempt"
     );
     assert_eq!(recorder.calls.load(Ordering::SeqCst), 3);
+    assert!(
+        early.await.unwrap().is_ok(),
+        "{backend:?}: confirmed once the consumer made its first attempt"
+    );
 
     bus.publish(&message("early")).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -4,15 +4,21 @@
 
 use std::time::Duration;
 
-use gatehouse_kit::cache::Cache;
+use gatehouse_kit::cache::{Cache, CacheError};
 use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as pb;
 use prost::Message;
 
 use super::Session;
 
+/// Markers start with this; readers never overwrite one (`set_if_absent`, `set_unless`).
+const MARKER: &[u8] = b"marker:";
 /// What the cache holds for a token whose session was revoked or removed.
-const REVOKED: &[u8] = b"revoked";
+const REVOKED: &[u8] = b"marker:revoked";
+/// What the cache holds, for a while, for a token whose user just changed: a read that fetched
+/// the user before the change cannot cache it again. Longer than a user lookup may take.
+const EVICTED: &[u8] = b"marker:evicted";
+const EVICTION_HOLD: Duration = Duration::from_secs(15);
 
 /// What the cache knows about a token.
 pub enum Cached {
@@ -43,6 +49,8 @@ impl SessionCache {
     pub async fn get(&self, token: &str) -> Cached {
         match self.cache.get(&key(token)).await {
             Ok(Some(bytes)) if bytes == REVOKED => Cached::Revoked,
+            // Evicted: read the database, and do not cache (the marker refuses the fill).
+            Ok(Some(bytes)) if bytes.starts_with(MARKER) => Cached::Miss,
             Ok(Some(bytes)) => match pb::GetSessionResponse::decode(bytes.as_slice()) {
                 Ok(pb::GetSessionResponse {
                     session: Some(session),
@@ -96,19 +104,33 @@ impl SessionCache {
     pub async fn refresh(&self, session: &Session, user: &identity_pb::User, now_ms: i64) {
         let (bytes, ttl) = self.entry(session, user, now_ms);
         let key = key(&session.token);
-        if let Err(error) = self.cache.set_unless(&key, REVOKED, &bytes, ttl).await {
+        if let Err(error) = self.cache.set_unless(&key, MARKER, &bytes, ttl).await {
             tracing::debug!(%error, "slid session not cached");
             let _ = self.cache.delete(&key).await;
         }
     }
 
-    /// Drops the cached copy of a live session (its user changed): the next read goes to the
-    /// database and the identity service. A delete that cannot reach the cache is replayed
-    /// before the cache is read again.
-    pub async fn evict(&self, token: &str) {
-        if let Err(error) = self.cache.delete(&key(token)).await {
-            tracing::warn!(%error, "session cache unreachable; eviction deferred");
+    /// Drops the cached copy of a live session (its user changed): reads go to the database
+    /// and the identity service, and for [`EVICTION_HOLD`] nothing caches it again, so a read
+    /// that fetched the user just before the change cannot put the old copy back. `Err` when
+    /// the cache cannot be reached (the event is retried; the delete is also replayed).
+    pub async fn evict(&self, token: &str) -> Result<(), CacheError> {
+        let key = key(token);
+        if let Err(error) = self.cache.set(&key, EVICTED, EVICTION_HOLD).await {
+            let _ = self.cache.delete(&key).await;
+            return Err(error);
         }
+        Ok(())
+    }
+
+    /// [`bury`](Self::bury), failing when the cache cannot be reached.
+    pub async fn try_bury(&self, token: &str) -> Result<(), CacheError> {
+        let key = key(token);
+        if let Err(error) = self.cache.set(&key, REVOKED, self.ttl).await {
+            let _ = self.cache.delete(&key).await;
+            return Err(error);
+        }
+        Ok(())
     }
 
     /// Marks the token revoked, after its row is gone. Readers only fill the cache when the
@@ -116,10 +138,7 @@ impl SessionCache {
     /// back. If the cache is unreachable, the delete is queued and replayed before the cache
     /// is read again.
     pub async fn bury(&self, token: &str) {
-        let key = key(token);
-        if self.cache.set(&key, REVOKED, self.ttl).await.is_err()
-            && let Err(error) = self.cache.delete(&key).await
-        {
+        if let Err(error) = self.try_bury(token).await {
             tracing::warn!(%error, "session cache unreachable; eviction deferred");
         }
     }

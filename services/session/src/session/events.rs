@@ -1,6 +1,7 @@
 //! What the session service does with identity's user events (queue `session.user-events`):
 //! a changed user's cached sessions are dropped, so the next `get-session` reads the user
-//! afresh; a deleted user's sessions are deleted.
+//! afresh; a deleted user's sessions are deleted. A cache that cannot be reached fails the
+//! event, which is then retried.
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
@@ -23,13 +24,13 @@ impl Handler for UserEvents {
                 UserUpdated::TOPIC => {
                     let event = UserUpdated::decode(message.payload.as_slice())?;
                     for token in store::tokens_of(tx, &event.user_id).await? {
-                        self.cache.evict(&token).await;
+                        self.cache.evict(&token).await?;
                     }
                 }
                 UserDeleted::TOPIC => {
                     let event = UserDeleted::decode(message.payload.as_slice())?;
                     for token in store::delete_for_user(tx, &event.user_id).await? {
-                        self.cache.bury(&token).await;
+                        self.cache.try_bury(&token).await?;
                     }
                 }
                 other => tracing::debug!(topic = other, "not a user event this queue handles"),

@@ -373,3 +373,41 @@ async fn a_user_lists_their_own_unexpired_sessions_only(#[case] backend: Backend
         "{backend:?}: expired sessions are not listed"
     );
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_reader_that_raced_a_user_change_cannot_cache_the_old_user(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
+    let created = sessions.create(new_session(&user_id, true)).await.unwrap();
+    let key = format!("session:{}", created.token);
+    assert!(sessions.get(&created.token, false).await.unwrap().is_some());
+    let cache = sessions.cache().inner();
+    // What a concurrent get-session read (with the old user) just before the change.
+    let stale = cache.get(&key).await.unwrap().expect("cached");
+
+    sessions.cache().evict(&created.token).await.unwrap();
+    let refilled = cache
+        .set_if_absent(&key, &stale, Duration::from_secs(300))
+        .await
+        .unwrap();
+    assert!(
+        !refilled,
+        "{backend:?}: a late fill cannot bring the old user back"
+    );
+    let slid = cache
+        .set_unless(&key, b"marker:", &stale, Duration::from_secs(300))
+        .await
+        .unwrap();
+    assert!(!slid, "{backend:?}: nor can a racing refresh");
+    let read = sessions.get(&created.token, false).await.unwrap();
+    assert_eq!(
+        read.map(|r| r.session.token),
+        Some(created.token),
+        "{backend:?}: the session itself is still valid"
+    );
+}

@@ -13,3 +13,13 @@ CREATE TABLE sessions (
 );
 CREATE INDEX sessions_user_id ON sessions (user_id);
 CREATE INDEX sessions_expires_at ON sessions (expires_at);
+
+CREATE TABLE outbox (
+    id TEXT PRIMARY KEY,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    published_at TEXT
+);
+CREATE INDEX outbox_unpublished ON outbox (created_at) WHERE published_at IS NULL;

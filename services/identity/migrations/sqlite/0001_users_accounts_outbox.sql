@@ -4,8 +4,8 @@ CREATE TABLE users (
     email TEXT NOT NULL UNIQUE,
     email_verified BOOLEAN NOT NULL DEFAULT FALSE,
     image TEXT,
-    created_at TIMESTAMPTZ NOT NULL,
-    updated_at TIMESTAMPTZ NOT NULL
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
 );
 
 -- One row per way to sign in: provider_id 'credential' (account_id = user id, password set)
@@ -16,8 +16,18 @@ CREATE TABLE accounts (
     provider_id TEXT NOT NULL,
     user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     password TEXT,
-    created_at TIMESTAMPTZ NOT NULL,
-    updated_at TIMESTAMPTZ NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
     UNIQUE (provider_id, account_id)
 );
 CREATE INDEX accounts_user_id ON accounts (user_id);
+
+CREATE TABLE outbox (
+    id TEXT PRIMARY KEY,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    published_at TEXT
+);
+CREATE INDEX outbox_unpublished ON outbox (created_at) WHERE published_at IS NULL;
