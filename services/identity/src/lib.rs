@@ -32,6 +32,7 @@ pub const SERVICE: ServicePart = ServicePart {
     name: NAME,
     about: "The identity service alone (users, credentials)",
     default_listen: DEFAULT_LISTEN,
+    default_ops_listen: "127.0.0.1:9301",
     migrations: &MIGRATIONS,
     start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
 };
@@ -43,7 +44,10 @@ async fn start(
 ) -> Result<GrpcServices, BoxError> {
     let config = IdentityConfig::from_env(&context.env)?;
     tracing::info!(?config, "identity configuration");
-    let hasher = password::Hasher::new(config.hash_pool_size, config.hash_queue_limit());
+    let (pool_size, queue_limit) = (config.hash_pool_size, config.hash_queue_limit());
+    // The dummy hash takes a hash's time: off the async runtime.
+    let hasher = tokio::task::spawn_blocking(move || password::Hasher::new(pool_size, queue_limit))
+        .await??;
     let rules = email_password::EmailPassword::new(
         db.clone(),
         hasher,

@@ -154,10 +154,11 @@ pub struct Hasher {
 
 impl Hasher {
     /// Starts `pool_size` threads that accept up to `queue_limit` waiting jobs, and computes
-    /// the dummy hash (at start, on the calling thread).
-    pub fn new(pool_size: usize, queue_limit: usize) -> Self {
+    /// the dummy hash (at start, on the calling thread). Without a dummy hash unknown emails
+    /// would be answered faster than known ones, so failing to make it fails the start.
+    pub fn new(pool_size: usize, queue_limit: usize) -> Result<Self, HashError> {
         let dummy_password = gatehouse_kit::ids::random_alphanumeric(32);
-        let dummy_hash = hash_blocking(&dummy_password).unwrap_or_default();
+        let dummy_hash = hash_blocking(&dummy_password)?;
         let queue = Arc::new(Queue {
             jobs: Mutex::default(),
             limit: queue_limit.max(1),
@@ -174,10 +175,10 @@ impl Hasher {
                 tracing::error!(%error, "cannot start a password hashing thread");
             }
         }
-        Self {
+        Ok(Self {
             pool: Arc::new(Pool { queue }),
             dummy_hash: dummy_hash.into(),
-        }
+        })
     }
 
     pub async fn hash(&self, password: &str) -> Result<String, HashError> {
@@ -281,6 +282,13 @@ pub fn verify_with(memory: &mut [Block], password: &str, stored: &str) -> Verifi
         };
     }
     if stored.starts_with("$argon2") {
+        if let Err(reason) = within_bounds(stored) {
+            refuse_stored_hash("argon2", &reason);
+            return Verification {
+                valid: false,
+                needs_rehash: false,
+            };
+        }
         let valid = argon2()
             .verify_password(password.as_bytes(), stored)
             .is_ok();
@@ -295,6 +303,50 @@ pub fn verify_with(memory: &mut [Block], password: &str, stored: &str) -> Verifi
             needs_rehash: valid,
         }
     }
+}
+
+/// The most a stored argon2 hash may ask for. Hashes come from our own database, but that may
+/// hold imported hashes, or be written to by someone who should not: one hash with m = 4 GiB
+/// or t = 10,000 would otherwise take a pool thread, and the machine's memory, for as long as
+/// it likes.
+pub const MAX_ARGON2_M_KIB: u32 = 64 * 1024;
+pub const MAX_ARGON2_T: u32 = 10;
+pub const MAX_ARGON2_P: u32 = 4;
+/// Salts and outputs beyond this are not something any hasher makes.
+const MAX_PHC_FIELD_BYTES: usize = 64;
+
+fn within_bounds(stored: &str) -> Result<(), String> {
+    let parsed = argon2::password_hash::phc::PasswordHash::new(stored)
+        .map_err(|error| format!("unreadable PHC string: {error}"))?;
+    let params = Params::try_from(&parsed).map_err(|error| format!("parameters: {error}"))?;
+    if params.m_cost() > MAX_ARGON2_M_KIB
+        || params.t_cost() > MAX_ARGON2_T
+        || params.p_cost() > MAX_ARGON2_P
+    {
+        return Err(format!(
+            "m={} t={} p={} exceed m={MAX_ARGON2_M_KIB} t={MAX_ARGON2_T} p={MAX_ARGON2_P}",
+            params.m_cost(),
+            params.t_cost(),
+            params.p_cost()
+        ));
+    }
+    let salt = parsed.salt.map_or(0, |salt| salt.len());
+    let output = parsed.hash.map_or(0, |hash| hash.len());
+    if salt > MAX_PHC_FIELD_BYTES || output > MAX_PHC_FIELD_BYTES {
+        return Err(format!("salt of {salt} or output of {output} bytes"));
+    }
+    Ok(())
+}
+
+/// Logged at error level: an operator should look at how this hash got into the database.
+fn refuse_stored_hash(kind: &str, reason: &str) {
+    metrics::counter!("password_hash_refused_stored_total", "kind" => kind.to_string())
+        .increment(1);
+    tracing::error!(
+        kind,
+        reason,
+        "stored password hash refused without running it"
+    );
 }
 
 /// `<salt>$<hash>` of a hash with the current parameters, recomputed in `memory`.
@@ -321,6 +373,18 @@ fn verify_better_auth_scrypt(password: &str, stored: &str) -> bool {
     let Some((salt_hex, key_hex)) = stored.split_once(':') else {
         return false;
     };
+    // The parameters are fixed; only the salt's length (PBKDF2 runs over it) can grow the work.
+    if salt_hex.len() > 2 * MAX_PHC_FIELD_BYTES || key_hex.len() != 128 {
+        refuse_stored_hash(
+            "scrypt",
+            &format!(
+                "salt of {} or key of {} hex characters",
+                salt_hex.len(),
+                key_hex.len()
+            ),
+        );
+        return false;
+    }
     let Ok(params) = scrypt::Params::new(14, 16, 1) else {
         return false;
     };
@@ -376,7 +440,7 @@ mod tests {
 
     #[tokio::test]
     async fn working_memory_is_kept_while_busy_and_released_when_idle() {
-        let hasher = Hasher::new(2, 64);
+        let hasher = Hasher::new(2, 64).unwrap();
         assert_eq!(
             hasher.resident_buffers(),
             0,
@@ -395,7 +459,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_queue_refuses_instead_of_growing() {
-        let hasher = Hasher::new(1, 1);
+        let hasher = Hasher::new(1, 1).unwrap();
         let (a, b, c) = tokio::join!(
             hasher.hash("one-1234"),
             hasher.hash("two-1234"),
@@ -417,7 +481,7 @@ mod tests {
 
     #[tokio::test]
     async fn many_hashes_at_once_all_complete_through_a_small_pool() {
-        let hasher = Hasher::new(2, 64);
+        let hasher = Hasher::new(2, 64).unwrap();
         let hashes: Vec<_> = (0..6)
             .map(|i| {
                 let hasher = hasher.clone();
@@ -469,6 +533,35 @@ mod tests {
         );
         assert!(!verify_blocking("password124", stored).valid);
         assert!(!verify_blocking("password123", "no-colon-here").valid);
+    }
+
+    fn argon2_with(m: u32, t: u32, p: u32, password: &str) -> String {
+        Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(m, t, p, None).unwrap(),
+        )
+        .hash_password(password.as_bytes())
+        .unwrap()
+        .to_string()
+    }
+
+    #[test]
+    fn stored_hashes_beyond_the_bounds_are_refused_not_run() {
+        // Each of these is a correct hash of the password: only the bounds can refuse it.
+        for (m, t, p) in [(8, MAX_ARGON2_T + 1, 1), (256, 1, MAX_ARGON2_P + 1)] {
+            let stored = argon2_with(m, t, p, "pw-123456");
+            assert!(!verify_blocking("pw-123456", &stored).valid, "{stored}");
+        }
+        let big = argon2_with(MAX_ARGON2_M_KIB + 8, 1, 1, "pw-123456");
+        assert!(!verify_blocking("pw-123456", &big).valid, "{big}");
+        let at_the_bounds = argon2_with(256, MAX_ARGON2_T, MAX_ARGON2_P, "pw-123456");
+        assert!(verify_blocking("pw-123456", &at_the_bounds).valid);
+        // 4 TiB of memory: verifying would abort the process (or take the machine with it).
+        let huge = "$argon2id$v=19$m=4294967295,t=1,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNoaGFzaA";
+        assert!(!verify_blocking("x", huge).valid);
+        let long_salt = format!("{}:{}", "a".repeat(10_000), "0".repeat(128));
+        assert!(!verify_blocking("x", &long_salt).valid);
     }
 
     #[test]

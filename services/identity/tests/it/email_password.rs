@@ -24,7 +24,7 @@ async fn setup(backend: Backend) -> Setup {
     let database = TestDb::new(backend).await;
     let db = database.connect(&MIGRATIONS).await;
     Setup {
-        rules: EmailPassword::new(db.clone(), Hasher::new(2, 64), 8, 128),
+        rules: EmailPassword::new(db.clone(), Hasher::new(2, 64).unwrap(), 8, 128),
         users: Users::new(db.clone()),
         db,
         _database: database,
