@@ -46,6 +46,8 @@ pub struct Lifetimes {
     pub update_age: Duration,
     pub fresh_age: Duration,
     pub dont_remember_expires_in: Duration,
+    /// No session outlives this, counted from its creation.
+    pub max_lifetime: Duration,
 }
 
 impl From<SessionLifetimes> for Lifetimes {
@@ -55,6 +57,7 @@ impl From<SessionLifetimes> for Lifetimes {
             update_age: settings.update_age(),
             fresh_age: settings.fresh_age(),
             dont_remember_expires_in: settings.dont_remember_expires_in(),
+            max_lifetime: settings.max_lifetime(),
         }
     }
 }

@@ -9,10 +9,10 @@ pub mod store;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
+use gatehouse_kit::client::ServiceChannel;
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_kit::ids;
-use gatehouse_kit::telemetry::TracedChannel;
 use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 
@@ -57,7 +57,7 @@ pub struct NewSession {
 pub struct Sessions {
     db: Db,
     cache: SessionCache,
-    users: UserServiceClient<TracedChannel>,
+    users: UserServiceClient<ServiceChannel>,
     lifetimes: Lifetimes,
 }
 
@@ -69,7 +69,7 @@ impl Sessions {
     pub fn new(
         db: Db,
         cache: SessionCache,
-        users: UserServiceClient<TracedChannel>,
+        users: UserServiceClient<ServiceChannel>,
         lifetimes: Lifetimes,
     ) -> Self {
         Self {
@@ -99,7 +99,7 @@ impl Sessions {
             id: ids::new_id(),
             token: ids::random_alphanumeric(TOKEN_LENGTH),
             user_id: new.user_id,
-            expires_at: now + delta(lifetime),
+            expires_at: now + delta(lifetime.min(self.lifetimes.max_lifetime)),
             created_at: now,
             updated_at: now,
             ip_address: new.ip_address,
@@ -131,16 +131,17 @@ impl Sessions {
                 None => return Ok(None),
             },
         };
-        if session.expires_at <= now {
+        if session.expires_at <= now || self.past_max_lifetime(&session, now) {
             self.forget(token).await?;
             return Ok(None);
         }
         let due = session.expires_at - delta(self.lifetimes.expires_in)
             + delta(self.lifetimes.update_age)
             <= now;
+        // Sliding never passes the absolute limit; a session already at it stays put.
+        let expires_at = (now + delta(self.lifetimes.expires_in)).min(self.absolute_end(&session));
         let mut refreshed = false;
-        if due && session.remember_me && !disable_refresh {
-            let expires_at = now + delta(self.lifetimes.expires_in);
+        if due && session.remember_me && !disable_refresh && expires_at > session.expires_at {
             if !store::extend(&self.db, token, expires_at, now).await? {
                 self.cache.bury(token).await;
                 return Ok(None);
@@ -160,6 +161,15 @@ impl Sessions {
         }))
     }
 
+    /// When the session ends however much it is used (`SESSION_MAX_LIFETIME`).
+    fn absolute_end(&self, session: &Session) -> DateTime<Utc> {
+        session.created_at + delta(self.lifetimes.max_lifetime)
+    }
+
+    fn past_max_lifetime(&self, session: &Session, now: DateTime<Utc>) -> bool {
+        self.absolute_end(session) <= now
+    }
+
     /// Signed in less than `fresh_age` ago (always, when `fresh_age` is 0).
     fn is_fresh(&self, session: &Session, now: DateTime<Utc>) -> bool {
         self.lifetimes.fresh_age.is_zero()
@@ -168,7 +178,11 @@ impl Sessions {
 
     /// The user's unexpired sessions.
     pub async fn list(&self, user_id: &str) -> Result<Vec<Session>, SessionError> {
-        Ok(store::list_for_user(&self.db, user_id, ids::now()).await?)
+        let now = ids::now();
+        let mut sessions = store::list_for_user(&self.db, user_id, now).await?;
+        // Sessions slid before the limit existed may still hold a later expiry.
+        sessions.retain(|session| !self.past_max_lifetime(session, now));
+        Ok(sessions)
     }
 
     /// Deletes the session; unknown tokens are fine (sign-out is idempotent).
@@ -186,7 +200,7 @@ impl Sessions {
         let Some(session) = store::find_by_token(&self.db, token).await? else {
             return Ok(None);
         };
-        if session.expires_at <= now {
+        if session.expires_at <= now || self.past_max_lifetime(&session, now) {
             self.forget(token).await?;
             return Ok(None);
         }
