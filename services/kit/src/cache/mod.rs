@@ -4,28 +4,21 @@
 //! Redis are remembered and replayed before the cache is trusted again, so an entry removed
 //! during an outage (a revoked session) is never served once Redis is back.
 
-use std::collections::HashMap;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+mod memory;
+mod redis;
 
-use redis::AsyncCommands;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+pub use self::memory::MemoryCache;
+pub use self::redis::RedisCache;
 
-const KEY_PREFIX: &str = "gatehouse:";
-const SHARDS: usize = 16;
-const MAX_ENTRIES_PER_SHARD: usize = 20_000;
-const RECONNECT_INTERVAL: Duration = Duration::from_secs(1);
-const WINDOW_PRUNE_AT: usize = 10_000;
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
     #[error("unsupported cache URL {0:?}: expected memory:// or redis://")]
     UnsupportedUrl(String),
     #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
+    Redis(#[from] ::redis::RedisError),
     #[error("redis did not answer within {0:?}")]
     Timeout(Duration),
     #[error("redis is unreachable; retrying")]
@@ -42,16 +35,9 @@ impl Cache {
     /// `memory://` or `redis://host:port/db`. Redis connects lazily and reconnects by itself.
     pub fn from_url(url: &str, timeout: Duration) -> Result<Self, CacheError> {
         if url.starts_with("memory://") {
-            Ok(Cache::Memory(Arc::new(MemoryCache::default())))
+            Ok(Cache::Memory(MemoryCache::spawn(memory::DEFAULT_CAPACITY)))
         } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-            Ok(Cache::Redis(Arc::new(RedisCache {
-                client: redis::Client::open(url)?,
-                connection: RwLock::new(None),
-                last_attempt: Mutex::new(None),
-                pending_deletes: tokio::sync::Mutex::new(Vec::new()),
-                has_pending: AtomicBool::new(false),
-                timeout,
-            })))
+            Ok(Cache::Redis(Arc::new(RedisCache::new(url, timeout)?)))
         } else {
             Err(CacheError::UnsupportedUrl(crate::config::redact_url(url)))
         }
@@ -61,10 +47,7 @@ impl Cache {
     pub fn describe(&self) -> String {
         match self {
             Cache::Memory(_) => "memory://".into(),
-            Cache::Redis(redis) => {
-                let info = redis.client.get_connection_info();
-                format!("redis://{}", info.addr())
-            }
+            Cache::Redis(redis) => redis.describe(),
         }
     }
 
@@ -145,308 +128,6 @@ impl Cache {
             Cache::Memory(memory) => Ok(memory.hit_window(key, window)),
             Cache::Redis(redis) => redis.hit_window(key, window).await,
         }
-    }
-}
-
-struct Entry {
-    value: Arc<[u8]>,
-    expires: Instant,
-}
-
-/// Sharded in-process map with per-entry expiry and a size bound.
-#[derive(Default)]
-pub struct MemoryCache {
-    shards: [Mutex<HashMap<String, Entry>>; SHARDS],
-    windows: Mutex<HashMap<String, (u64, Instant)>>,
-}
-
-impl MemoryCache {
-    fn shard(&self, key: &str) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        let mut hasher = DefaultHasher::new();
-        key.hash(&mut hasher);
-        let index = (hasher.finish() as usize) % SHARDS;
-        // A poisoned shard only means another thread panicked mid-insert; the map is intact.
-        self.shards[index]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn get(&self, key: &str) -> Option<Vec<u8>> {
-        let mut shard = self.shard(key);
-        match shard.get(key) {
-            Some(entry) if entry.expires > Instant::now() => Some(entry.value.to_vec()),
-            Some(_) => {
-                shard.remove(key);
-                None
-            }
-            None => None,
-        }
-    }
-
-    fn set(&self, key: &str, value: &[u8], ttl: Duration) {
-        let mut shard = self.shard(key);
-        Self::insert(&mut shard, key, value, ttl);
-    }
-
-    fn set_if_absent(&self, key: &str, value: &[u8], ttl: Duration) -> bool {
-        let mut shard = self.shard(key);
-        if shard.get(key).is_some_and(|e| e.expires > Instant::now()) {
-            return false;
-        }
-        Self::insert(&mut shard, key, value, ttl);
-        true
-    }
-
-    fn set_unless(&self, key: &str, guard: &[u8], value: &[u8], ttl: Duration) -> bool {
-        let mut shard = self.shard(key);
-        if shard
-            .get(key)
-            .is_some_and(|e| e.expires > Instant::now() && e.value.starts_with(guard))
-        {
-            return false;
-        }
-        Self::insert(&mut shard, key, value, ttl);
-        true
-    }
-
-    fn insert(shard: &mut HashMap<String, Entry>, key: &str, value: &[u8], ttl: Duration) {
-        let now = Instant::now();
-        if shard.len() >= MAX_ENTRIES_PER_SHARD {
-            shard.retain(|_, e| e.expires > now);
-            if shard.len() >= MAX_ENTRIES_PER_SHARD {
-                let victim = shard.keys().next().cloned();
-                if let Some(victim) = victim {
-                    shard.remove(&victim);
-                }
-            }
-        }
-        shard.insert(
-            key.to_string(),
-            Entry {
-                value: value.into(),
-                expires: now + ttl,
-            },
-        );
-    }
-
-    fn delete(&self, key: &str) {
-        self.shard(key).remove(key);
-    }
-
-    fn hit_window(&self, key: &str, window: Duration) -> (u64, Duration) {
-        let now = Instant::now();
-        let mut windows = self
-            .windows
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        // Windows are short-lived: prune the expired ones whenever the map has grown.
-        if windows.len() >= WINDOW_PRUNE_AT {
-            windows.retain(|_, (_, ends)| *ends > now);
-        }
-        let slot = windows.entry(key.to_string()).or_insert((0, now + window));
-        if slot.1 <= now {
-            *slot = (0, now + window);
-        }
-        slot.0 += 1;
-        (slot.0, slot.1 - now)
-    }
-}
-
-pub struct RedisCache {
-    client: redis::Client,
-    connection: RwLock<Option<ConnectionManager>>,
-    last_attempt: Mutex<Option<Instant>>,
-    /// Keys whose delete could not reach Redis (this process only; see the README).
-    pending_deletes: tokio::sync::Mutex<Vec<String>>,
-    has_pending: AtomicBool,
-    timeout: Duration,
-}
-
-impl RedisCache {
-    async fn connection(&self) -> Result<ConnectionManager, CacheError> {
-        if let Some(conn) = self.read_connection() {
-            return Ok(conn);
-        }
-        {
-            let mut last = self
-                .last_attempt
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if last.is_some_and(|at| at.elapsed() < RECONNECT_INTERVAL) {
-                return Err(CacheError::Unavailable);
-            }
-            *last = Some(Instant::now());
-        }
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        let conn = tokio::time::timeout(
-            self.timeout * 2,
-            ConnectionManager::new_with_config(self.client.clone(), config),
-        )
-        .await
-        .map_err(|_| CacheError::Timeout(self.timeout))??;
-        *self
-            .connection
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(conn.clone());
-        tracing::info!("connected to redis");
-        Ok(conn)
-    }
-
-    fn read_connection(&self) -> Option<ConnectionManager> {
-        self.connection
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
-    }
-
-    /// A ready connection, after replaying deletes that failed earlier.
-    async fn ready(&self) -> Result<ConnectionManager, CacheError> {
-        let mut conn = self.connection().await?;
-        if self.has_pending.load(Ordering::Acquire) {
-            // Held across the replay: a concurrent reader waits for it instead of reading a
-            // key that is about to be deleted, and new deletes queue behind it.
-            let mut pending = self.pending_deletes.lock().await;
-            if !pending.is_empty() {
-                self.bounded(conn.del::<_, ()>(pending.as_slice())).await?;
-                tracing::info!(
-                    count = pending.len(),
-                    "replayed cache deletes after an outage"
-                );
-                pending.clear();
-            }
-            self.has_pending.store(false, Ordering::Release);
-        }
-        Ok(conn)
-    }
-
-    async fn remember_deletes(&self, keys: Vec<String>) {
-        let mut pending = self.pending_deletes.lock().await;
-        pending.extend(keys);
-        self.has_pending.store(true, Ordering::Release);
-    }
-
-    async fn bounded<T>(
-        &self,
-        fut: impl std::future::Future<Output = redis::RedisResult<T>>,
-    ) -> Result<T, CacheError> {
-        tokio::time::timeout(self.timeout, fut)
-            .await
-            .map_err(|_| CacheError::Timeout(self.timeout))?
-            .map_err(CacheError::from)
-    }
-
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, CacheError> {
-        let mut conn = self.ready().await?;
-        self.bounded(conn.get(prefixed(key))).await
-    }
-
-    async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<(), CacheError> {
-        let mut conn = self.ready().await?;
-        let millis = ttl.as_millis().max(1) as u64;
-        self.bounded(conn.pset_ex(prefixed(key), value, millis))
-            .await
-    }
-
-    async fn set_if_absent(
-        &self,
-        key: &str,
-        value: &[u8],
-        ttl: Duration,
-    ) -> Result<bool, CacheError> {
-        let mut conn = self.ready().await?;
-        let millis = ttl.as_millis().max(1) as u64;
-        let stored: Option<String> = self
-            .bounded(
-                redis::cmd("SET")
-                    .arg(prefixed(key))
-                    .arg(value)
-                    .arg("PX")
-                    .arg(millis)
-                    .arg("NX")
-                    .query_async(&mut conn),
-            )
-            .await?;
-        Ok(stored.is_some())
-    }
-
-    async fn set_unless(
-        &self,
-        key: &str,
-        guard: &[u8],
-        value: &[u8],
-        ttl: Duration,
-    ) -> Result<bool, CacheError> {
-        let mut conn = self.ready().await?;
-        let millis = ttl.as_millis().max(1) as u64;
-        let stored: i64 = self
-            .bounded(
-                redis::cmd("EVAL")
-                    .arg(SET_UNLESS_SCRIPT)
-                    .arg(1)
-                    .arg(prefixed(key))
-                    .arg(guard)
-                    .arg(value)
-                    .arg(millis)
-                    .query_async(&mut conn),
-            )
-            .await?;
-        Ok(stored == 1)
-    }
-
-    async fn delete(&self, key: &str) -> Result<(), CacheError> {
-        let full = prefixed(key);
-        let result = match self.ready().await {
-            Ok(mut conn) => self.bounded(conn.del::<_, ()>(&full)).await,
-            Err(error) => Err(error),
-        };
-        if result.is_err() {
-            self.remember_deletes(vec![full]).await;
-        }
-        result
-    }
-
-    async fn hit_window(&self, key: &str, window: Duration) -> Result<(u64, Duration), CacheError> {
-        let mut conn = self.ready().await?;
-        let millis = window.as_millis().max(1) as u64;
-        let (count, ttl): (u64, i64) = self
-            .bounded(
-                redis::cmd("EVAL")
-                    .arg(HIT_WINDOW_SCRIPT)
-                    .arg(1)
-                    .arg(prefixed(key))
-                    .arg(millis)
-                    .query_async(&mut conn),
-            )
-            .await?;
-        Ok((count, Duration::from_millis(ttl.max(0) as u64)))
-    }
-}
-
-/// Counts a hit and starts the window's expiry on the first one; atomic, and valid on every
-/// Redis version (`PEXPIRE … NX` needs Redis 7).
-const HIT_WINDOW_SCRIPT: &str = r"
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {count, redis.call('PTTL', KEYS[1])}
-";
-
-/// `SET key value PX ms` unless the key holds a value starting with `guard`, atomically.
-const SET_UNLESS_SCRIPT: &str = r"
-local current = redis.call('GET', KEYS[1])
-if current and string.sub(current, 1, string.len(ARGV[1])) == ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-";
-
-fn prefixed(key: &str) -> String {
-    if key.starts_with(KEY_PREFIX) {
-        key.to_string()
-    } else {
-        format!("{KEY_PREFIX}{key}")
     }
 }
 

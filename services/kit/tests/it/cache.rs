@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use gatehouse_kit::cache::Cache;
+use gatehouse_kit::cache::{Cache, CacheError};
 use gatehouse_kit::ids::random_alphanumeric;
-use gatehouse_kit::testing::ToggleProxy;
+use gatehouse_kit::testing::{ToggleProxy, eventually};
 
 const REDIS: &str = "127.0.0.1:6379";
 
@@ -116,4 +116,80 @@ async fn deletes_during_an_outage_are_replayed_before_reads() {
         "the deferred delete ran before the first read"
     );
     assert_eq!(direct.get(&k).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn an_outage_opens_the_breaker_so_calls_fail_at_once_until_redis_answers() {
+    let proxy = ToggleProxy::start(REDIS).await;
+    let cache = redis(&proxy.addr.to_string());
+    let Cache::Redis(breaker) = &cache else {
+        panic!("a redis cache");
+    };
+    let k = key();
+    cache.set(&k, b"v", Duration::from_secs(30)).await.unwrap();
+
+    proxy.cut();
+    let first = cache.get(&k).await;
+    assert!(
+        matches!(first, Err(CacheError::Timeout(_) | CacheError::Redis(_))),
+        "the first call finds Redis gone: {first:?}"
+    );
+    assert!(breaker.is_open());
+    for _ in 0..20 {
+        assert!(
+            matches!(cache.get(&k).await, Err(CacheError::Unavailable)),
+            "refused without waiting on Redis"
+        );
+    }
+    assert!(cache.delete(&k).await.is_err(), "deferred, not lost");
+
+    proxy.restore();
+    let back = eventually(Duration::from_secs(15), || async {
+        (!breaker.is_open()).then_some(())
+    })
+    .await;
+    assert!(back.is_some(), "the probe closed the breaker");
+    assert_eq!(
+        cache.get(&k).await.unwrap(),
+        None,
+        "the delete made during the outage was replayed before the cache was trusted"
+    );
+}
+
+#[tokio::test]
+async fn a_password_protected_redis_is_used_with_the_url_credentials() {
+    let direct = ::redis::Client::open(format!("redis://{REDIS}")).unwrap();
+    let mut admin = direct.get_multiplexed_async_connection().await.unwrap();
+    let user = format!("gatehouse-test-{}", random_alphanumeric(6).to_lowercase());
+    let password = random_alphanumeric(24);
+    let _: () = ::redis::cmd("ACL")
+        .arg("SETUSER")
+        .arg(&user)
+        .arg("on")
+        .arg(format!(">{password}"))
+        .arg("~gatehouse:*")
+        .arg("+@all")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let cache = Cache::from_url(
+        &format!("redis://{user}:{password}@{REDIS}"),
+        Duration::from_millis(500),
+    )
+    .unwrap();
+    let k = key();
+    cache.set(&k, b"v", Duration::from_secs(5)).await.unwrap();
+    assert_eq!(cache.get(&k).await.unwrap().as_deref(), Some(&b"v"[..]));
+    let wrong = Cache::from_url(
+        &format!("redis://{user}:not-{password}@{REDIS}"),
+        Duration::from_millis(500),
+    )
+    .unwrap();
+    assert!(wrong.get(&k).await.is_err(), "a wrong password is refused");
+    let _: () = ::redis::cmd("ACL")
+        .arg("DELUSER")
+        .arg(&user)
+        .query_async(&mut admin)
+        .await
+        .unwrap();
 }
