@@ -30,7 +30,8 @@
 # Knobs (env): DUR=15s WARMUP=3s THREADS=2 CONNS=32 TIMEOUT=30s MIX_CONNS=16
 #   GATEHOUSE_BIN (skip the build), CARGO_TARGET_DIR (default ~/.cache/gatehouse-target),
 #   BUILD_TIMEOUT=2400 (s), READY_TIMEOUT=60 (s), REF_PORT=3200, GATEWAY_PORT=3300,
-#   IDENTITY_PORT=50151, SESSION_PORT=50152, PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres,
+#   IDENTITY_PORT=50151, SESSION_PORT=50152, GATEWAY_OPS_PORT=9310, IDENTITY_OPS_PORT=9311,
+#   SESSION_OPS_PORT=9312 (metrics and health), SERVICE_TOKEN, PG_HOST=127.0.0.1 PG_PORT=5432 PG_USER=postgres,
 #   BUS_URL, CACHE_URL, AUTH_SECRET, COOKIE_CACHE_MAX_AGE=300, RUST_LOG=warn,
 #   REF_SRC (the reference server), REF_CACHE (its writable copy with node_modules),
 #   BENCH_NICE=-10 (the harness renices itself, and so every server and wrk, to
@@ -61,6 +62,10 @@ REF_PORT="${REF_PORT:-3200}"
 GATEWAY_PORT="${GATEWAY_PORT:-3300}"
 IDENTITY_PORT="${IDENTITY_PORT:-50151}"
 SESSION_PORT="${SESSION_PORT:-50152}"
+GATEWAY_OPS_PORT="${GATEWAY_OPS_PORT:-9310}"
+IDENTITY_OPS_PORT="${IDENTITY_OPS_PORT:-9311}"
+SESSION_OPS_PORT="${SESSION_OPS_PORT:-9312}"
+SERVICE_TOKEN="${SERVICE_TOKEN:-gatehouse-bench-service-token-0123456789abcdef}"
 PG_HOST="${PG_HOST:-127.0.0.1}"
 PG_PORT="${PG_PORT:-5432}"
 PG_USER="${PG_USER:-postgres}"
@@ -481,6 +486,7 @@ start_standalone() { # instance cookie-cache(true|false)
   start_server gatehouse "$MDIR/gatehouse-$INSTANCE.log" env \
     GATEWAY_LISTEN="127.0.0.1:$GATEWAY_PORT" BASE_URL="$ORIGIN" DATA_DIR="$data" \
     IDENTITY_LISTEN="127.0.0.1:$IDENTITY_PORT" SESSION_LISTEN="127.0.0.1:$SESSION_PORT" \
+    GATEWAY_OPS_LISTEN="127.0.0.1:$GATEWAY_OPS_PORT" \
     RATE_LIMIT_ENABLED=false COOKIE_CACHE_ENABLED="$2" COOKIE_CACHE_MAX_AGE="$COOKIE_CACHE_MAX_AGE" \
     RUST_LOG="$RUST_LOG" "$BIN" standalone
   pid="${SERVERS[-1]#*:}"
@@ -499,7 +505,7 @@ mode_standalone() {
     sleep 1
     record_rss after-setup
     run_nocache_scenarios
-    scrape_metrics "gatehouse:127.0.0.1:$GATEWAY_PORT"
+    scrape_metrics "gatehouse:127.0.0.1:$GATEWAY_OPS_PORT"
     stop_servers
   fi
   if want cookiecache; then
@@ -508,7 +514,7 @@ mode_standalone() {
     sleep 1
     record_rss after-setup
     scenario get-session-cookiecache get-session.lua /api/auth/get-session "$THREADS" "$CONNS"
-    scrape_metrics "gatehouse:127.0.0.1:$GATEWAY_PORT"
+    scrape_metrics "gatehouse:127.0.0.1:$GATEWAY_OPS_PORT"
     stop_servers
   fi
 }
@@ -524,18 +530,21 @@ start_distributed() { # instance cookie-cache(true|false)
   create_db "$sdb"
   start_server identity "$MDIR/identity-$INSTANCE.log" env \
     IDENTITY_LISTEN="127.0.0.1:$IDENTITY_PORT" IDENTITY_DATABASE_URL="$pg/$idb" \
+    IDENTITY_OPS_LISTEN="127.0.0.1:$IDENTITY_OPS_PORT" SERVICE_TOKEN="$SERVICE_TOKEN" \
     BUS_URL="$BUS_URL" CACHE_URL="$CACHE_URL" RATE_LIMIT_ENABLED=false \
     COOKIE_CACHE_ENABLED="$2" COOKIE_CACHE_MAX_AGE="$COOKIE_CACHE_MAX_AGE" RUST_LOG="$RUST_LOG" \
     "$BIN" identity
   wait_tcp identity "${SERVERS[-1]#*:}" "$MDIR/identity-$INSTANCE.log" "$IDENTITY_PORT"
   start_server session "$MDIR/session-$INSTANCE.log" env \
     SESSION_LISTEN="127.0.0.1:$SESSION_PORT" SESSION_DATABASE_URL="$pg/$sdb" \
+    SESSION_OPS_LISTEN="127.0.0.1:$SESSION_OPS_PORT" SERVICE_TOKEN="$SERVICE_TOKEN" \
     CACHE_URL="$CACHE_URL" BUS_URL="$BUS_URL" IDENTITY_URL="http://127.0.0.1:$IDENTITY_PORT" \
     RATE_LIMIT_ENABLED=false COOKIE_CACHE_ENABLED="$2" COOKIE_CACHE_MAX_AGE="$COOKIE_CACHE_MAX_AGE" \
     RUST_LOG="$RUST_LOG" "$BIN" session
   wait_tcp session "${SERVERS[-1]#*:}" "$MDIR/session-$INSTANCE.log" "$SESSION_PORT"
   start_server gateway "$MDIR/gateway-$INSTANCE.log" env \
     GATEWAY_LISTEN="127.0.0.1:$GATEWAY_PORT" BASE_URL="$ORIGIN" AUTH_SECRET="$AUTH_SECRET" \
+    GATEWAY_OPS_LISTEN="127.0.0.1:$GATEWAY_OPS_PORT" SERVICE_TOKEN="$SERVICE_TOKEN" \
     IDENTITY_URL="http://127.0.0.1:$IDENTITY_PORT" SESSION_URL="http://127.0.0.1:$SESSION_PORT" \
     CACHE_URL="$CACHE_URL" BUS_URL="$BUS_URL" RATE_LIMIT_ENABLED=false \
     COOKIE_CACHE_ENABLED="$2" COOKIE_CACHE_MAX_AGE="$COOKIE_CACHE_MAX_AGE" RUST_LOG="$RUST_LOG" \
@@ -546,7 +555,7 @@ start_distributed() { # instance cookie-cache(true|false)
 }
 
 stop_distributed() {
-  scrape_metrics "gateway:127.0.0.1:$GATEWAY_PORT" "identity:127.0.0.1:$IDENTITY_PORT" "session:127.0.0.1:$SESSION_PORT"
+  scrape_metrics "gateway:127.0.0.1:$GATEWAY_OPS_PORT" "identity:127.0.0.1:$IDENTITY_OPS_PORT" "session:127.0.0.1:$SESSION_OPS_PORT"
   stop_servers
   drop_mode_dbs
 }

@@ -34,7 +34,7 @@ npm ci --prefix tests/conformance --no-audit --no-fund --silent
 data_dir="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 DATA_DIR="$data_dir" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
-  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 \
+  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
   RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RUST_LOG=warn \
   "$CARGO_TARGET_DIR/debug/gatehouse" standalone >"$data_dir/gatehouse.log" 2>&1 &
 gatehouse_pid=$!

@@ -41,18 +41,13 @@ pub fn parse(
             format!("Content-Type is required. Allowed types: {allowed}"),
         ));
     };
-    let media = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    if media.contains(JSON) {
+    let media = media_type(content_type);
+    if media == JSON {
         return serde_json::from_slice(bytes)
             .map(Some)
             .map_err(|_| refused(base::BAD_REQUEST, "Invalid JSON in request body"));
     }
-    if allow_form && media.contains(FORM) {
+    if allow_form && media == FORM {
         let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(bytes)
             .map_err(|_| refused(base::BAD_REQUEST, "Invalid form body"))?;
         return Ok(Some(strings(pairs)));
@@ -61,6 +56,26 @@ pub fn parse(
         base::UNSUPPORTED_MEDIA_TYPE,
         format!("Content-Type \"{content_type}\" is not allowed. Allowed types: {allowed}"),
     ))
+}
+
+/// The media type of a `Content-Type` value, parameters dropped, matched exactly (RFC 9110
+/// §8.3.1: case-insensitive). better-auth tests for a substring, so `application/jsonx` and
+/// `text/x-www-form-urlencoded-ish` would pass as JSON or a form.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether the request says its body is a urlencoded form.
+pub fn is_form(headers: &HeaderMap) -> bool {
+    headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| media_type(v) == FORM)
 }
 
 /// Form fields or query parameters as a JSON object of strings (the first of repeated keys).
@@ -405,5 +420,32 @@ mod tests {
             Some(json!({"email": "a@b.co", "rememberMe": "false"}))
         );
         assert!(parse(&headers, &form, false).is_err());
+    }
+
+    #[test]
+    fn media_types_match_exactly() {
+        let bytes = Bytes::from_static(b"{}");
+        for near_miss in [
+            "application/jsonx",
+            "application/json-patch+json",
+            "text/application/json",
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert("content-type", near_miss.parse().unwrap());
+            let (code, text) = message(parse(&headers, &bytes, true).unwrap_err());
+            assert_eq!(code, "UNSUPPORTED_MEDIA_TYPE", "{near_miss}");
+            assert!(text.contains(near_miss), "{text}");
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "content-type",
+            "Application/JSON ; charset=utf-8".parse().unwrap(),
+        );
+        assert_eq!(parse(&headers, &bytes, false).unwrap(), Some(json!({})));
+        headers.insert(
+            "content-type",
+            "application/x-www-form-urlencodedx".parse().unwrap(),
+        );
+        assert!(!is_form(&headers));
     }
 }

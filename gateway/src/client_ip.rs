@@ -1,15 +1,52 @@
-//! The client's IP address, used for rate-limit keys and recorded on sessions.
+//! The client's IP address, decided once per request by [`layer`]: the rate limiter counts
+//! under it and a new session records it, so both always see the same address.
 //!
-//! - Without `TRUSTED_PROXIES` (better-auth's rule): a single-hop `x-forwarded-for` is believed,
-//!   else the TCP peer. A client that reaches the gateway directly can then choose its address,
-//!   so production deployments behind a proxy should name it.
+//! - Without `TRUSTED_PROXIES` (the default) the TCP peer is the client and every forwarding
+//!   header is ignored. better-auth believes a single-hop `x-forwarded-for`; that lets a client
+//!   that reaches the server directly pick a new address, and so a fresh rate-limit bucket, on
+//!   every request (ASVS 4.0 §11.1.4).
 //! - With `TRUSTED_PROXIES`: the header counts only when a trusted proxy sent it, and its hops
 //!   are walked right to left past trusted proxies to the first one that is not.
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
 
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::HeaderMap;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::state::AppState;
+
+/// This request's client address (`None` only when the server was started without peer
+/// addresses, as in some tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientIp(pub Option<IpAddr>);
+
+impl ClientIp {
+    /// The rate-limit bucket: the address, or one shared bucket when it is unknown.
+    pub fn bucket(self) -> String {
+        self.0
+            .map(bucket)
+            .unwrap_or_else(|| "unknown-client".into())
+    }
+
+    /// As recorded on a session (empty when unknown, as better-auth stores it).
+    pub fn recorded(self) -> String {
+        self.0.map(|ip| ip.to_string()).unwrap_or_default()
+    }
+}
+
+/// Decides [`ClientIp`] for every request under `/api/auth`, before routing.
+pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let ip = client_ip(request.headers(), peer, &state.config.trusted_proxies);
+    request.extensions_mut().insert(ClientIp(ip));
+    next.run(request).await
+}
 
 /// An address or network: `10.0.0.7`, `10.0.0.0/8`, `fd00::/8`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,13 +107,7 @@ pub fn client_ip(
     if hops.is_empty() {
         return peer;
     }
-    if trusted_proxies.is_empty() {
-        return match hops.as_slice() {
-            [Some(only)] => Some(*only),
-            _ => peer,
-        };
-    }
-    if peer.is_some_and(|ip| !trusted(ip)) {
+    if !peer.is_some_and(trusted) {
         // Not from a proxy we know: the header is whatever the client wrote.
         return peer;
     }
@@ -123,7 +154,10 @@ fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The rate-limit bucket of an address: IPv6 clients get one bucket per /64.
+/// The rate-limit bucket of an address. IPv6 clients get one bucket per /64: a /64 is the
+/// smallest network one subscriber is given, so per-address buckets would let one client mint
+/// 2^64 of them. The address is never one the client wrote (see the module), so this cannot be
+/// used to choose buckets either.
 pub fn bucket(ip: IpAddr) -> String {
     match ip {
         IpAddr::V4(v4) => v4.to_string(),
@@ -145,20 +179,16 @@ mod tests {
     }
 
     #[test]
-    fn one_hop_is_trusted_many_are_not() {
+    fn without_trusted_proxies_the_peer_is_the_client() {
         let peer: SocketAddr = "10.0.0.9:1234".parse().unwrap();
-        assert_eq!(
-            client_ip(&headers("1.2.3.4"), Some(peer), &[]),
-            Some("1.2.3.4".parse().unwrap())
-        );
-        assert_eq!(
-            client_ip(&headers("1.2.3.4, 5.6.7.8"), Some(peer), &[]),
-            Some(peer.ip())
-        );
-        assert_eq!(
-            client_ip(&headers("garbage"), Some(peer), &[]),
-            Some(peer.ip())
-        );
+        for xff in ["1.2.3.4", "1.2.3.4, 5.6.7.8", "garbage"] {
+            assert_eq!(
+                client_ip(&headers(xff), Some(peer), &[]),
+                Some(peer.ip()),
+                "{xff}"
+            );
+        }
+        assert_eq!(client_ip(&headers("1.2.3.4"), None, &[]), None);
     }
 
     #[test]
@@ -234,7 +264,8 @@ mod tests {
             bucket("2001:db8:1:2:3:4:5:6".parse().unwrap()),
             "2001:db8:1:2::/64"
         );
-        let mapped = client_ip(&headers("::ffff:1.2.3.4"), None, &[]);
+        let peer: SocketAddr = "[::ffff:1.2.3.4]:80".parse().unwrap();
+        let mapped = client_ip(&HeaderMap::new(), Some(peer), &[]);
         assert_eq!(mapped, Some("1.2.3.4".parse().unwrap()));
     }
 }

@@ -7,7 +7,9 @@ use std::time::Duration;
 use gatehouse_kit::config::{
     Backends, ConfigError, Env, ExposeSecret, SecretString, SessionLifetimes,
 };
+use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::service::service_url;
+use gatehouse_kit::service_auth::ServiceToken;
 use gatehouse_proto::{identity, session};
 use serde::Deserialize;
 
@@ -18,6 +20,7 @@ use crate::client_ip::IpNet;
 #[serde(default)]
 pub struct GatewaySettings {
     pub gateway_listen: String,
+    pub gateway_ops_listen: String,
     pub base_url: String,
     pub trusted_origins: Vec<String>,
     pub auth_secret: Option<SecretString>,
@@ -39,6 +42,7 @@ impl Default for GatewaySettings {
     fn default() -> Self {
         Self {
             gateway_listen: "127.0.0.1:3000".into(),
+            gateway_ops_listen: "127.0.0.1:9300".into(),
             base_url: "http://localhost:3000".into(),
             trusted_origins: Vec::new(),
             auth_secret: None,
@@ -60,8 +64,14 @@ impl Default for GatewaySettings {
 
 #[derive(Clone, Debug)]
 pub struct GatewayConfig {
-    /// `GATEWAY_LISTEN` (default `127.0.0.1:3000`).
+    /// `GATEWAY_LISTEN` (default `127.0.0.1:3000`): `/api/auth`, nothing else.
     pub listen: String,
+    /// `GATEWAY_OPS_LISTEN` (default `127.0.0.1:9300`): `/metrics` and `/healthz`.
+    pub ops_listen: String,
+    /// `SERVICE_TOKEN`: sent on every call to the services.
+    pub service_token: ServiceToken,
+    /// `HTTP_*`: the listeners' timeouts and connection limit.
+    pub http: HttpLimits,
     /// `BASE_URL` (default `http://localhost:3000`): the public origin; `/api/auth` is below it.
     pub base_url: url::Url,
     /// The base URL's origin plus `TRUSTED_ORIGINS` (comma-separated; `*` wildcards allowed).
@@ -169,6 +179,9 @@ impl GatewayConfig {
         let s = &settings;
         Ok(Self {
             listen: s.gateway_listen.clone(),
+            ops_listen: s.gateway_ops_listen.clone(),
+            service_token: ServiceToken::from_env(env)?,
+            http: HttpLimits::from_env(env)?,
             cookies: CookieSettings {
                 prefix: s.cookie_prefix.clone(),
                 secure: s.use_secure_cookies.unwrap_or(base_url.scheme() == "https"),
@@ -212,6 +225,7 @@ mod tests {
                 "https://a.example.com, https://*.b.example.com",
             ),
             ("RATE_LIMIT_SIGN_IN_MAX", "7"),
+            ("SERVICE_TOKEN", "service-token-service-token-hunter2"),
         ]);
         let config = GatewayConfig::from_env(&env, None).unwrap();
         let printed = format!("{config:?}");
@@ -246,6 +260,7 @@ mod tests {
         let env = Env::from_pairs([
             ("AUTH_SECRET", "0123456789abcdef0123456789abcdef"),
             ("TRUSTED_PROXIES", "10.0.0.0/99"),
+            ("SERVICE_TOKEN", "service-token-service-token-hunter2"),
         ]);
         let error = GatewayConfig::from_env(&env, None).unwrap_err().to_string();
         assert!(error.contains("TRUSTED_PROXIES"), "{error}");

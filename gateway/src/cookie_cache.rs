@@ -111,6 +111,10 @@ struct SessionCheck<'a> {
 /// what `JSON.stringify` re-creates), and the session and user JSON are passed through as they
 /// were signed: this path parses nothing it does not check, and serialises nothing.
 pub fn decode(secret: &str, value: &str, token: &str, now_ms: i64) -> Option<String> {
+    if value.len() > MAX_SET_COOKIE_LENGTH {
+        // Never one of ours: not worth decoding or hashing.
+        return None;
+    }
     let bytes = URL_SAFE_NO_PAD.decode(value.trim_end_matches('=')).ok()?;
     let envelope: RawEnvelope = serde_json::from_slice(&bytes).ok()?;
     let payload = envelope.session.get();

@@ -88,3 +88,8 @@ impl IntoResponse for ApiError {
         }
     }
 }
+
+/// What the gateway's listener answers when a request outlives `HTTP_REQUEST_TIMEOUT_MS`.
+pub fn request_timeout() -> Response {
+    ApiError::from(base::REQUEST_TIMEOUT).into_response()
+}

@@ -4,11 +4,10 @@
 //! signed session cookie) and hand refreshed cookies to the [`response_cookies`] layer, which
 //! adds them to whatever the handler answers.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
@@ -19,6 +18,7 @@ use gatehouse_proto::session::v1 as session_pb;
 use serde::de::DeserializeOwned;
 
 use crate::body;
+use crate::client_ip::ClientIp;
 use crate::cookies;
 use crate::error::ApiError;
 use crate::origin;
@@ -64,7 +64,8 @@ pub async fn response_cookies(mut request: Request, next: Next) -> Response {
 pub struct RequestMeta {
     pub method: Method,
     pub headers: HeaderMap,
-    pub peer: Option<SocketAddr>,
+    /// The client address the rate limiter counted this request under.
+    pub client: ClientIp,
     pub query: Vec<(String, String)>,
     pub policy: Policy,
     pub response_cookies: ResponseCookies,
@@ -80,10 +81,11 @@ impl RequestMeta {
         Self {
             method: parts.method.clone(),
             headers: parts.headers.clone(),
-            peer: parts
+            client: parts
                 .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|info| info.0),
+                .get::<ClientIp>()
+                .copied()
+                .unwrap_or_default(),
             query,
             policy: parts
                 .extensions
@@ -182,7 +184,7 @@ where
             )
         };
         if let Some(raw) = raw.as_mut()
-            && (location == "query" || is_form(&meta.headers))
+            && (location == "query" || body::is_form(&meta.headers))
         {
             body::coerce_strings(raw, schema.as_ref());
         }
@@ -204,13 +206,6 @@ where
         let auth = A::authenticate(state, &meta).await?;
         Ok(Input { body, auth, meta })
     }
-}
-
-fn is_form(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().contains("x-www-form-urlencoded"))
 }
 
 /// A session requirement, checked after the input is valid.

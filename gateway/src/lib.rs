@@ -21,7 +21,6 @@ pub mod session_cookies;
 pub mod state;
 pub mod wire;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use gatehouse_kit::client::lazy_channel;
@@ -48,7 +47,7 @@ pub enum GatewayError {
 /// The shared state with lazily connected service clients (services may start later).
 pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
     let cache = config.backends.cache()?;
-    let identity = lazy_channel(&config.identity_url)?;
+    let identity = lazy_channel(&config.identity_url, &config.service_token)?;
     Ok(state::AppState {
         trusted: Arc::new(origin::TrustedOrigins::new(config.trusted_origins.clone())),
         cookies: Arc::new(cookies::CookieJar::new(&config.cookies)),
@@ -58,7 +57,10 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
             config.backends.cache_timeout(),
         )),
         email_password: EmailPasswordServiceClient::new(identity),
-        sessions: SessionServiceClient::new(lazy_channel(&config.session_url)?),
+        sessions: SessionServiceClient::new(lazy_channel(
+            &config.session_url,
+            &config.service_token,
+        )?),
         config: Arc::new(config),
     })
 }
@@ -69,19 +71,16 @@ pub fn app(config: GatewayConfig) -> Result<axum::Router, GatewayError> {
 }
 
 /// Serves the gateway on `listener` until `shutdown` is cancelled, draining in-flight requests.
+/// Its metrics and health are on the operations listener (see `gatehouse_kit::server`).
 pub async fn run(
     config: GatewayConfig,
     listener: TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), GatewayError> {
     tracing::info!(?config, "gateway configuration");
+    let limits = config.http;
     let app = app(config)?;
     tracing::info!(addr = %listener.local_addr()?, "gateway serving {BASE_PATH}");
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown.cancelled_owned())
-    .await?;
+    gatehouse_kit::listener::serve(listener, app, limits, error::request_timeout, shutdown).await?;
     Ok(())
 }

@@ -3,14 +3,11 @@
 //! handler (better-auth rate-limits before routing, so unmatched paths are counted too, under
 //! one shared bucket).
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, MatchedPath, Request};
-use axum::http::HeaderMap;
+use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::client_ip::{bucket, client_ip};
+use crate::client_ip::ClientIp;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -77,22 +74,27 @@ pub async fn guard(policy: Policy, mut request: Request, next: Next) -> Response
         .get::<MatchedPath>()
         .map(|matched| matched.as_str().to_string())
         .unwrap_or_else(|| "/(unmatched)".to_string());
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
-    if let Err(rejection) = check(&state, request.headers(), peer, &path, policy.rate).await {
+    let client = client_of(&request);
+    if let Err(rejection) = check(&state, client, &path, policy.rate).await {
         return rejection.into_response();
     }
     request.extensions_mut().insert(policy);
     next.run(request).await
 }
 
+/// The client address [`crate::client_ip::layer`] decided for this request.
+pub fn client_of<B>(request: &axum::http::Request<B>) -> ClientIp {
+    request
+        .extensions()
+        .get::<ClientIp>()
+        .copied()
+        .unwrap_or_default()
+}
+
 /// Counts one request under `rule`; `Err` with a 429 when the caller is over the limit.
 pub async fn check(
     state: &AppState,
-    headers: &HeaderMap,
-    peer: Option<SocketAddr>,
+    client: ClientIp,
     path: &str,
     rule: RateRule,
 ) -> Result<(), ApiError> {
@@ -100,10 +102,7 @@ pub async fn check(
         return Ok(());
     }
     let path = path.strip_prefix(crate::BASE_PATH).unwrap_or(path);
-    let ip = client_ip(headers, peer, &state.config.trusted_proxies)
-        .map(bucket)
-        .unwrap_or_else(|| "no-trusted-ip".into());
-    let key = format!("rate:{ip}|{path}");
+    let key = format!("rate:{}|{path}", client.bucket());
     state
         .rate_limiter
         .check(&key, rule)

@@ -49,6 +49,8 @@ pub fn issue(
     out
 }
 
+static REFUSAL_LOGGED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// `session_data` when the cookie cache is on; refused (and logged) rather than sent when it
 /// is larger than browsers keep.
 pub fn cache(state: &AppState, data: &SessionWithUser, remember: bool) -> Option<String> {
@@ -69,19 +71,17 @@ pub fn cache(state: &AppState, data: &SessionWithUser, remember: bool) -> Option
         remember.then_some(max_age.as_secs()),
     );
     if cookie.len() > cookie_cache::MAX_SET_COOKIE_LENGTH {
-        tracing::error!(
-            length = cookie.len(),
-            limit = cookie_cache::MAX_SET_COOKIE_LENGTH,
-            "session_data cookie refused: it is larger than browsers keep. Disable cookie caching (COOKIE_CACHE_ENABLED=false) or reduce the session data"
-        );
+        metrics::counter!("session_data_cookie_refused_total").increment(1);
+        // Once per process: the same user's every request would hit this again, and an error
+        // per request would drown the log (and cost a write each time).
+        if !REFUSAL_LOGGED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::error!(
+                length = cookie.len(),
+                limit = cookie_cache::MAX_SET_COOKIE_LENGTH,
+                "session_data cookie refused: it is larger than browsers keep. Disable cookie caching (COOKIE_CACHE_ENABLED=false) or reduce the session data; further refusals are counted in session_data_cookie_refused_total"
+            );
+        }
         return None;
     }
     Some(cookie)
-}
-
-/// The client address stored on a new session.
-pub fn client_ip(state: &AppState, meta: &RequestMeta) -> String {
-    crate::client_ip::client_ip(&meta.headers, meta.peer, &state.config.trusted_proxies)
-        .map(|ip| ip.to_string())
-        .unwrap_or_default()
 }

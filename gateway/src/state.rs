@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use gatehouse_kit::telemetry::TracedChannel;
+use gatehouse_kit::client::ServiceChannel;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
@@ -17,7 +17,7 @@ pub struct AppState {
     pub config: Arc<GatewayConfig>,
     pub trusted: Arc<TrustedOrigins>,
     pub cookies: Arc<CookieJar>,
-    pub email_password: EmailPasswordServiceClient<TracedChannel>,
-    pub sessions: SessionServiceClient<TracedChannel>,
+    pub email_password: EmailPasswordServiceClient<ServiceChannel>,
+    pub sessions: SessionServiceClient<ServiceChannel>,
     pub rate_limiter: Arc<RateLimiter>,
 }

@@ -7,9 +7,11 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::Command;
 use gatehouse_kit::config::Env;
+use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::server::shutdown_on_signal;
-use gatehouse_kit::service::{Context, listen_var};
+use gatehouse_kit::service::{Context, listen_var, ops_listen_var};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 /// The command line: standalone, the gateway, one subcommand per service part, and tools.
 fn cli() -> Command {
@@ -136,19 +138,34 @@ async fn run(command: &str) -> anyhow::Result<()> {
         }
         "gateway" => {
             let config = gatehouse_gateway::GatewayConfig::from_env(&env, None)?;
-            let listener = listener(&env, "GATEWAY_LISTEN", &config.listen.clone()).await?;
-            gatehouse_gateway::run(config, listener, shutdown).await?;
+            let public = listener(&env, "GATEWAY_LISTEN", &config.listen.clone()).await?;
+            let ops = listener(&env, "GATEWAY_OPS_LISTEN", &config.ops_listen.clone()).await?;
+            spawn_operations(ops, config.http, shutdown.clone());
+            gatehouse_gateway::run(config, public, shutdown).await?;
         }
         name => {
             let part = gatehouse::part(name).with_context(|| format!("no part named {name}"))?;
             let context = Context::from_env(env.clone())?;
-            let listener = listener(&env, &listen_var(name), part.default_listen()).await?;
-            part.run(context, listener, shutdown)
+            let grpc = listener(&env, &listen_var(name), part.default_listen()).await?;
+            let ops = listener(&env, &ops_listen_var(name), part.default_ops_listen()).await?;
+            spawn_operations(ops, context.http, shutdown.clone());
+            part.run(context, grpc, shutdown)
                 .await
                 .map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
         }
     }
     Ok(())
+}
+
+/// Metrics and health on their own listener, until `shutdown`.
+fn spawn_operations(listener: TcpListener, limits: HttpLimits, shutdown: CancellationToken) {
+    tokio::spawn(async move {
+        if let Err(error) =
+            gatehouse_kit::server::serve_operations(listener, limits, shutdown).await
+        {
+            tracing::error!(%error, "operations listener stopped");
+        }
+    });
 }
 
 /// `gatehouse replay-dead-letters <queue>`.

@@ -7,8 +7,9 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use gatehouse_gateway::GatewayConfig;
-use gatehouse_kit::config::{ConfigError, Env, SecretString};
+use gatehouse_kit::config::{ConfigError, Env, ExposeSecret, SecretString};
 use gatehouse_kit::service::{Context, ContextError, listen_var, url_var};
+use gatehouse_kit::service_auth::{self, ServiceToken};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -36,13 +37,18 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> StandaloneError
 /// A running stack.
 pub struct Running {
     pub gateway_addr: SocketAddr,
+    /// Metrics and health (`GATEWAY_OPS_LISTEN`).
+    pub ops_addr: SocketAddr,
     /// Where each service listens, by part name.
     pub service_addrs: BTreeMap<&'static str, SocketAddr>,
+    /// What calls to the services must carry.
+    pub service_token: ServiceToken,
     /// Cancel to stop everything (SIGTERM does).
     pub shutdown: CancellationToken,
     /// Cancelled by any part that stops on its own, so the rest follow it down.
     stopped: CancellationToken,
     gateway: Task,
+    operations: Task,
     services: Vec<Task>,
 }
 
@@ -101,6 +107,9 @@ impl Running {
             _ = self.stopped.cancelled() => {}
         }
         let mut first_error = self.gateway.stop().await.err();
+        if let Err(error) = self.operations.stop().await {
+            first_error.get_or_insert(error);
+        }
         for service in self.services {
             if let Err(error) = service.stop().await {
                 first_error.get_or_insert(error);
@@ -151,26 +160,52 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
     std::fs::create_dir_all(&data_dir).map_err(io(format!("creating DATA_DIR {data_dir}")))?;
     let secret = load_or_create_secret(env, Path::new(&data_dir))?;
 
-    // Each service's listener first, so every part can be told where the others are.
+    // Each service's listener first, so every part can be told where the others are. They
+    // are internal: loopback only.
     let mut listeners = Vec::new();
     let mut service_addrs = BTreeMap::new();
-    let mut urls = Vec::new();
+    let mut overrides = Vec::new();
     for part in PARTS {
-        let listener = bind(env, &listen_var(part.name()), part.default_listen()).await?;
+        let var = listen_var(part.name());
+        let listener = bind(env, &var, part.default_listen()).await?;
         let addr = listener
             .local_addr()
             .map_err(io(format!("{} address", part.name())))?;
+        if !addr.ip().is_loopback() {
+            return Err(StandaloneError::Config(ConfigError::Invalid {
+                name: var,
+                value: addr.to_string(),
+                reason: "standalone mode serves its internal services on loopback only".into(),
+            }));
+        }
         service_addrs.insert(part.name(), addr);
-        urls.push((url_var(part.name()), format!("http://{addr}")));
+        overrides.push((url_var(part.name()), format!("http://{addr}")));
         listeners.push((*part, listener));
     }
+    // The parts' calls to each other carry the service token: `SERVICE_TOKEN` when given,
+    // else one made for this run, so nothing outside the process can call the services.
+    let token = match env.secret(service_auth::VAR)? {
+        Some(given) => ServiceToken::new(given.expose_secret())?,
+        None => ServiceToken::generate(),
+    };
+    overrides.push((service_auth::VAR.to_string(), token.expose().to_string()));
     // One bus and one cache for every part in the process.
-    let context = Context::from_env(env.clone().with(urls))?;
+    let context = Context::from_env(env.clone().with(overrides))?;
     let gateway_config = GatewayConfig::from_env(&context.env, Some(secret))?;
     let gateway_listener = bind(env, "GATEWAY_LISTEN", &gateway_config.listen.clone()).await?;
     let gateway_addr = gateway_listener
         .local_addr()
         .map_err(io("gateway address"))?;
+    // One operations listener for the whole process (one metrics registry, one health).
+    let ops_listener = bind(
+        env,
+        "GATEWAY_OPS_LISTEN",
+        &gateway_config.ops_listen.clone(),
+    )
+    .await?;
+    let ops_addr = ops_listener
+        .local_addr()
+        .map_err(io("operations address"))?;
 
     let stopped = CancellationToken::new();
     let services = listeners
@@ -184,15 +219,24 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
             })
         })
         .collect();
+    let ops_limits = context.http;
+    let operations = Task::spawn("operations", &stopped, |token| async move {
+        gatehouse_kit::server::serve_operations(ops_listener, ops_limits, token)
+            .await
+            .map_err(|e| e.to_string())
+    });
     let gateway = Task::spawn("gateway", &stopped, |token| async move {
         gatehouse_gateway::run(gateway_config, gateway_listener, token)
             .await
             .map_err(|e| e.to_string())
     });
-    tracing::info!(%gateway_addr, services = ?service_addrs, data_dir, "standalone mode running");
+    tracing::info!(%gateway_addr, %ops_addr, services = ?service_addrs, data_dir, "standalone mode running");
     Ok(Running {
         gateway_addr,
+        ops_addr,
         service_addrs,
+        service_token: token,
+        operations,
         shutdown,
         stopped,
         gateway,

@@ -29,15 +29,20 @@ pub fn router() -> Group {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+// Free-text fields are bounded (better-auth leaves them unbounded): a name of 255 characters,
+// an address of 254 (RFC 5321 §4.5.3.1.3), URLs of 2048.
 pub struct SignUpBody {
+    #[schema(max_length = 255)]
     name: String,
-    #[schema(format = Email)]
+    #[schema(format = Email, max_length = 254)]
     email: String,
     #[schema(min_length = 1)]
     password: String,
+    #[schema(max_length = 2048)]
     image: Option<String>,
     /// Where the verification email's link sends the user (checked like every redirect
     /// target; read once email verification exists).
+    #[schema(max_length = 2048)]
     #[serde(rename = "callbackURL")]
     #[allow(dead_code)]
     callback_url: Option<String>,
@@ -48,9 +53,11 @@ pub struct SignUpBody {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignInBody {
+    #[schema(max_length = 254)]
     email: String,
     password: String,
     /// Returned as `url` (and `Location`) for the client to navigate to.
+    #[schema(max_length = 2048)]
     #[serde(rename = "callbackURL")]
     callback_url: Option<String>,
     remember_me: Option<bool>,
@@ -134,7 +141,7 @@ async fn start_session(
         .clone()
         .create_session(session_pb::CreateSessionRequest {
             user_id: user.id.clone(),
-            ip_address: session_cookies::client_ip(state, meta),
+            ip_address: meta.client.recorded(),
             user_agent: meta.user_agent(),
             remember_me: remember,
         })

@@ -8,10 +8,9 @@ mod meta;
 mod session;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Router};
 use utoipa::openapi::OpenApi;
@@ -84,11 +83,14 @@ pub fn router(state: AppState) -> Router {
             wrong_method(state, rules.clone(), request)
         })
         .layer(axum::middleware::from_fn(crate::extract::response_cookies))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::client_ip::layer,
+        ))
         .layer(Extension(state.clone()))
         .with_state(state);
     Router::new()
         .nest(crate::BASE_PATH, auth)
-        .merge(gatehouse_kit::server::metrics_router())
         .fallback(not_found)
         .layer(axum::middleware::from_fn(
             gatehouse_kit::server::trace_request,
@@ -97,21 +99,8 @@ pub fn router(state: AppState) -> Router {
 
 /// An unknown path or method under `/api/auth`: counted (one shared bucket), then 404.
 async fn unmatched(State(state): State<AppState>, request: Request) -> Response {
-    // Only the head: a body is not `Sync`, and nothing here reads it.
-    let (parts, _) = request.into_parts();
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
-    match policy::check(
-        &state,
-        &parts.headers,
-        peer,
-        "/(unmatched)",
-        RateRule::Default,
-    )
-    .await
-    {
+    let client = policy::client_of(&request);
+    match policy::check(&state, client, "/(unmatched)", RateRule::Default).await {
         Ok(()) => ApiError::NotFound.into_response(),
         Err(rejection) => rejection.into_response(),
     }
@@ -124,19 +113,15 @@ async fn wrong_method(
     rules: Arc<HashMap<String, RateRule>>,
     request: Request,
 ) -> Response {
-    let (parts, _) = request.into_parts();
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
-    let path = parts
-        .extensions
+    let client = policy::client_of(&request);
+    let path = request
+        .extensions()
         .get::<axum::extract::MatchedPath>()
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "/(unmatched)".into());
     let relative = path.strip_prefix(crate::BASE_PATH).unwrap_or(&path);
     let rule = rules.get(relative).copied().unwrap_or_default();
-    match policy::check(&state, &parts.headers, peer, &path, rule).await {
+    match policy::check(&state, client, &path, rule).await {
         Ok(()) => ApiError::NotFound.into_response(),
         Err(rejection) => rejection.into_response(),
     }

@@ -96,9 +96,11 @@ async fn post_get_session() -> ApiError {
 #[allow(dead_code)]
 pub struct SignOutBody {
     /// Checked like every redirect target; used by OIDC logout.
+    #[schema(max_length = 2048)]
     #[serde(rename = "callbackURL")]
     callback_url: Option<String>,
     disable_redirect: Option<bool>,
+    #[schema(max_length = 2048)]
     state: Option<String>,
 }
 

@@ -66,10 +66,22 @@ impl fmt::Display for SecretUrl {
 
 /// Reads settings from the process environment (or from a fixed map in tests), with overrides
 /// layered on top (standalone mode tells each part where the others listen this way).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Env {
     overrides: std::collections::HashMap<String, String>,
     process: bool,
+}
+
+/// Names only: an override may be a secret (`AUTH_SECRET` in tests, a generated token).
+impl fmt::Debug for Env {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&String> = self.overrides.keys().collect();
+        names.sort();
+        f.debug_struct("Env")
+            .field("process", &self.process)
+            .field("overrides", &names)
+            .finish()
+    }
 }
 
 impl Env {
@@ -290,6 +302,9 @@ pub struct SessionLifetimes {
     pub session_fresh_age: u64,
     /// `SESSION_DONT_REMEMBER_EXPIRES_IN` (default 86400): a `rememberMe: false` session.
     pub session_dont_remember_expires_in: u64,
+    /// `SESSION_MAX_LIFETIME` (default 2592000 = 30 days, ASVS 4.0 §3.3.2): counted from
+    /// sign-in, however often the session is used. better-auth has no such limit.
+    pub session_max_lifetime: u64,
 }
 
 impl Default for SessionLifetimes {
@@ -299,6 +314,7 @@ impl Default for SessionLifetimes {
             session_update_age: 86_400,
             session_fresh_age: 86_400,
             session_dont_remember_expires_in: 86_400,
+            session_max_lifetime: 2_592_000,
         }
     }
 }
@@ -322,6 +338,10 @@ impl SessionLifetimes {
 
     pub fn dont_remember_expires_in(&self) -> Duration {
         Duration::from_secs(self.session_dont_remember_expires_in)
+    }
+
+    pub fn max_lifetime(&self) -> Duration {
+        Duration::from_secs(self.session_max_lifetime)
     }
 }
 
@@ -426,8 +446,14 @@ mod tests {
             "tok-hunter2"
         );
         assert_eq!(sample.url.expose(), "redis://user:pw-hunter2@cache:6379");
-        let printed = format!("{sample:?} {}", sample.url);
+        let printed = format!("{sample:?} {} {env:?}", sample.url);
         assert!(!printed.contains("hunter2"), "{printed}");
+        let overrides = Env::process().with([("AUTH_SECRET", "hunter2-hunter2")]);
+        let printed = format!("{overrides:?}");
+        assert!(
+            printed.contains("AUTH_SECRET") && !printed.contains("hunter2"),
+            "{printed}"
+        );
         let bad = Env::from_pairs([("COUNT", "many"), ("URL", "x")]).load::<Sample>();
         let error = bad.unwrap_err().to_string();
         assert!(error.contains("COUNT") && error.contains("many"), "{error}");

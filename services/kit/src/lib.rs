@@ -1,7 +1,8 @@
 //! Gatehouse's shared runtime. Every service builds on the same pieces so that they behave the
 //! same way: configuration from the environment, telemetry, storage pools with migrations, a
-//! cache, an event bus fed by a transactional outbox, one listener serving gRPC + health +
-//! metrics, service start-up, and errors that travel whole from a service to the gateway.
+//! cache, an event bus fed by a transactional outbox, listeners with timeouts and limits (gRPC
+//! behind the service token; metrics and health on a separate operations listener), service
+//! start-up, and errors that travel whole from a service to the gateway.
 
 pub mod amqp;
 pub mod bus;
@@ -12,9 +13,11 @@ pub mod consumer;
 pub mod db;
 pub mod errors;
 pub mod ids;
+pub mod listener;
 pub mod outbox;
 pub mod server;
 pub mod service;
+pub mod service_auth;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -1,6 +1,6 @@
-//! One listener per process serves gRPC, the gRPC health service and Prometheus `/metrics`
-//! (tonic's routes merged into an axum router), and shuts down gracefully: in-flight requests
-//! finish, new connections are refused.
+//! What a process serves besides its own API: the services' gRPC listener (behind the service
+//! token), the operations listener (metrics and health, loopback by default), and graceful
+//! shutdown: in-flight requests finish, new connections are refused.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -10,12 +10,13 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::get;
-use axum::serve::{ListenerExt, TapIo};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::listener::HttpLimits;
+use crate::service_auth::ServiceToken;
 use crate::telemetry;
 
 static PROMETHEUS: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -57,43 +58,98 @@ pub async fn trace_request(request: Request, next: Next) -> Response {
     next.run(request).instrument(span).await
 }
 
-/// Accepted connections with Nagle's algorithm off. Without it, small responses wait for the
-/// peer's delayed ACK: measured p99 39 ms on get-session at 32 connections.
-pub fn no_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
-    fn set(stream: &mut TcpStream) {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "cannot set TCP_NODELAY");
-        }
-    }
-    listener.tap_io(set as fn(&mut TcpStream))
+async fn healthz() -> &'static str {
+    "ok"
 }
 
-/// Serves gRPC services (plus health and metrics) on `listener` until `shutdown` is cancelled.
-pub async fn serve_grpc(
-    listener: TcpListener,
-    services: crate::service::GrpcServices,
-    shutdown: CancellationToken,
-) -> std::io::Result<()> {
-    let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    for name in &services.names {
-        health_reporter
+type HealthServer =
+    tonic_health::pb::health_server::HealthServer<tonic_health::server::HealthService>;
+
+static HEALTH: OnceLock<(tonic_health::server::HealthReporter, HealthServer)> = OnceLock::new();
+
+/// The process's health reporter and the gRPC health service reading it: one per process,
+/// like the metrics registry, served on the operations listener.
+fn health() -> &'static (tonic_health::server::HealthReporter, HealthServer) {
+    HEALTH.get_or_init(|| {
+        let reporter = tonic_health::server::HealthReporter::new();
+        let service = tonic_health::server::HealthService::from_health_reporter(reporter.clone());
+        (
+            reporter,
+            tonic_health::pb::health_server::HealthServer::new(service),
+        )
+    })
+}
+
+/// Marks `names` (gRPC service names) serving, and the process overall.
+pub async fn report_serving(names: &[&'static str]) {
+    let reporter = &health().0;
+    for name in names {
+        reporter
             .set_service_status(*name, tonic_health::ServingStatus::Serving)
             .await;
     }
-    health_reporter
+    reporter
         .set_service_status("", tonic_health::ServingStatus::Serving)
         .await;
-    let router = services
-        .routes
-        .add_service(health_service)
+}
+
+/// The operations listener's routes: Prometheus `/metrics`, `GET /healthz` (200 while the
+/// process runs) and the gRPC health service (`grpc.health.v1`: the process overall, and each
+/// gRPC service by name once it serves), for probes. Never on a public port: it shows
+/// internals and answers anyone.
+pub fn operations_router() -> Router {
+    tonic::service::Routes::new(health().1.clone())
         .into_axum_router()
         .merge(metrics_router())
+        .route("/healthz", get(healthz))
+}
+
+/// Serves [`operations_router`] on `listener` until `shutdown`.
+pub async fn serve_operations(
+    listener: TcpListener,
+    limits: HttpLimits,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "serving /metrics, /healthz and gRPC health");
+    report_serving(&[]).await;
+    crate::listener::serve(
+        listener,
+        operations_router(),
+        limits,
+        crate::listener::request_timeout_response,
+        shutdown,
+    )
+    .await
+}
+
+/// Serves gRPC services on `listener` until `shutdown` is cancelled; every call must carry
+/// `token` (see [`crate::service_auth`]).
+pub async fn serve_grpc(
+    listener: TcpListener,
+    services: crate::service::GrpcServices,
+    token: ServiceToken,
+    limits: HttpLimits,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let router = services
+        .routes
+        .into_axum_router()
+        .layer(axum::middleware::from_fn(move |request, next| {
+            crate::service_auth::require(token.clone(), request, next)
+        }))
         .layer(axum::middleware::from_fn(trace_request));
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, services = ?services.names, "serving gRPC, health and /metrics");
-    axum::serve(no_delay(listener), router)
-        .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await
+    report_serving(&services.names).await;
+    tracing::info!(%addr, services = ?services.names, "serving gRPC");
+    crate::listener::serve(
+        listener,
+        router,
+        limits,
+        crate::listener::grpc_timeout_response,
+        shutdown,
+    )
+    .await
 }
 
 /// A token cancelled on SIGINT or SIGTERM.

@@ -1,7 +1,7 @@
 //! What every service does at start, written once. A service crate exports one [`Part`]; the
 //! `gatehouse` binary lists the parts, gives each a subcommand for distributed mode and runs
 //! them all in standalone mode. [`serve`] opens the service's database (its migrations plus
-//! kit's), starts the outbox relay, and serves its gRPC services with health and `/metrics`
+//! kit's), starts the outbox relay, and serves its gRPC services (behind the service token)
 //! until shutdown.
 
 use std::future::Future;
@@ -15,6 +15,8 @@ use crate::bus::Bus;
 use crate::cache::Cache;
 use crate::config::{Backends, ConfigError, Env, SecretUrl};
 use crate::db::{Db, DbError, Migrations};
+use crate::listener::HttpLimits;
+use crate::service_auth::ServiceToken;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub type PartFuture = Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send>>;
@@ -28,6 +30,10 @@ pub struct Context {
     pub data_dir: String,
     pub bus: Bus,
     pub cache: Cache,
+    /// `SERVICE_TOKEN`: required on every call to this service, sent on every call it makes.
+    pub service_token: ServiceToken,
+    /// `HTTP_*`: the limits of every listener.
+    pub http: HttpLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +54,8 @@ impl Context {
             data_dir: env.string("DATA_DIR", "./data"),
             bus: backends.bus()?,
             cache: backends.cache()?,
+            service_token: ServiceToken::from_env(&env)?,
+            http: HttpLimits::from_env(&env)?,
             env,
         })
     }
@@ -62,6 +70,8 @@ pub trait Part: Sync {
     fn about(&self) -> &'static str;
     /// The gRPC listen address when `<NAME>_LISTEN` is unset.
     fn default_listen(&self) -> &'static str;
+    /// The operations listener (metrics, health) when `<NAME>_OPS_LISTEN` is unset.
+    fn default_ops_listen(&self) -> &'static str;
     /// Runs until `shutdown` is cancelled.
     fn run(
         &self,
@@ -80,6 +90,7 @@ pub struct ServicePart {
     pub name: &'static str,
     pub about: &'static str,
     pub default_listen: &'static str,
+    pub default_ops_listen: &'static str,
     pub migrations: &'static Migrations,
     /// Builds the service's gRPC services on its migrated database (and may spawn background
     /// work that stops with `shutdown`).
@@ -99,6 +110,10 @@ impl Part for ServicePart {
         self.default_listen
     }
 
+    fn default_ops_listen(&self) -> &'static str {
+        self.default_ops_listen
+    }
+
     fn run(
         &self,
         context: Context,
@@ -116,6 +131,11 @@ impl Part for ServicePart {
 /// `IDENTITY_LISTEN` for `identity`.
 pub fn listen_var(name: &str) -> String {
     format!("{}_LISTEN", name.to_ascii_uppercase())
+}
+
+/// `IDENTITY_OPS_LISTEN` for `identity`: its metrics and health.
+pub fn ops_listen_var(name: &str) -> String {
+    format!("{}_OPS_LISTEN", name.to_ascii_uppercase())
 }
 
 /// `IDENTITY_URL` for `identity`: where other parts reach it.
@@ -229,10 +249,11 @@ where
         crate::outbox::RelayConfig::default(),
         shutdown.clone(),
     );
+    let (token, limits) = (context.service_token.clone(), context.http);
     let services = start(db.clone(), context, shutdown.clone())
         .await
         .map_err(ServeError::Start)?;
-    crate::server::serve_grpc(listener, services, shutdown).await?;
+    crate::server::serve_grpc(listener, services, token, limits, shutdown).await?;
     db.close().await;
     Ok(())
 }

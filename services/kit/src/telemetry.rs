@@ -149,28 +149,6 @@ pub fn inject_into_metadata(metadata: &mut tonic::metadata::MetadataMap) {
     }
 }
 
-/// A tonic interceptor that carries the caller's trace into the callee.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TraceInterceptor;
-
-impl tonic::service::Interceptor for TraceInterceptor {
-    fn call(
-        &mut self,
-        mut request: tonic::Request<()>,
-    ) -> Result<tonic::Request<()>, tonic::Status> {
-        inject_into_metadata(request.metadata_mut());
-        Ok(request)
-    }
-}
-
-/// A gRPC channel whose calls carry the trace context.
-pub type TracedChannel =
-    tonic::service::interceptor::InterceptedService<tonic::transport::Channel, TraceInterceptor>;
-
-pub fn traced(channel: tonic::transport::Channel) -> TracedChannel {
-    tonic::service::interceptor::InterceptedService::new(channel, TraceInterceptor)
-}
-
 struct MapCarrier<'a>(&'a mut BTreeMap<String, String>);
 
 impl Injector for MapCarrier<'_> {

@@ -37,6 +37,7 @@ pub const SERVICE: ServicePart = ServicePart {
     name: NAME,
     about: "The session service alone",
     default_listen: DEFAULT_LISTEN,
+    default_ops_listen: "127.0.0.1:9302",
     migrations: &MIGRATIONS,
     start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
 };
@@ -45,10 +46,14 @@ pub const SERVICE: ServicePart = ServicePart {
 pub fn sessions(db: Db, context: &Context) -> Result<session::Sessions, BoxError> {
     let config = SessionConfig::from_env(&context.env)?;
     tracing::info!(?config, "session configuration");
-    let users = UserServiceClient::new(gatehouse_kit::client::lazy_channel(&config.identity_url)?);
+    let users = UserServiceClient::new(gatehouse_kit::client::lazy_channel(
+        &config.identity_url,
+        &context.service_token,
+    )?);
+    let cache_key = context.service_token.derive(session::cache::KEY_PURPOSE);
     Ok(session::Sessions::new(
         db,
-        session::cache::SessionCache::new(context.cache.clone(), config.cache_ttl),
+        session::cache::SessionCache::new(context.cache.clone(), config.cache_ttl, cache_key),
         users,
         config.lifetimes,
     ))

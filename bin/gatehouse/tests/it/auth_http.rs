@@ -1,7 +1,7 @@
 //! /api/auth end to end over HTTP: the whole stack in-process (gateway → gRPC → services →
 //! SQLite), checked against better-auth's wire behaviour.
 
-use crate::common::{PASSWORD, Stack, unique_email};
+use crate::common::{PASSWORD, Reply, Stack, unique_email};
 use gatehouse_kit::db::query;
 use serde_json::json;
 
@@ -498,7 +498,7 @@ async fn rate_limits_answer_429_with_retry_after() {
         200,
         "other paths have their own bucket"
     );
-    let other_client = stack
+    let spoofed = stack
         .http
         .post(stack.url("/sign-in/email"))
         .header("x-forwarded-for", "198.51.100.20")
@@ -507,9 +507,59 @@ async fn rate_limits_answer_429_with_retry_after() {
         .await
         .unwrap();
     assert_eq!(
-        other_client.status(),
+        spoofed.status(),
+        429,
+        "without TRUSTED_PROXIES a forwarding header does not make a new client"
+    );
+}
+
+/// Signs up with `x-forwarded-for: xff`; the address the new session recorded.
+async fn signed_in_from(stack: &Stack, xff: &str) -> String {
+    let request = stack
+        .http
+        .post(stack.url("/sign-up/email"))
+        .header("origin", &stack.origin)
+        .header("x-forwarded-for", xff)
+        .json(&json!({"email": unique_email(), "password": PASSWORD, "name": "P"}));
+    let up = Reply::from(request.send().await.unwrap()).await;
+    assert_eq!(up.status, 200, "{}", up.text);
+    let cookie = up.cookie_header();
+    let listed = stack.get("/list-sessions", Some(&cookie)).await.json();
+    listed[0]["ipAddress"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn only_a_trusted_proxy_names_the_client_and_the_session_records_that_address() {
+    let direct = Stack::start(&[]).await;
+    assert_eq!(
+        signed_in_from(&direct, "198.51.100.7").await,
+        "127.0.0.1",
+        "the socket address, not the header"
+    );
+    let proxied = Stack::start(&[
+        ("TRUSTED_PROXIES", "127.0.0.1"),
+        ("RATE_LIMIT_SIGN_IN_MAX", "1"),
+    ])
+    .await;
+    assert_eq!(
+        signed_in_from(&proxied, "198.51.100.7").await,
+        "198.51.100.7"
+    );
+    let body = json!({"email": unique_email(), "password": PASSWORD});
+    let attempt = |xff: &'static str| {
+        proxied
+            .http
+            .post(proxied.url("/sign-in/email"))
+            .header("x-forwarded-for", xff)
+            .json(&body)
+            .send()
+    };
+    assert_eq!(attempt("198.51.100.8").await.unwrap().status(), 401);
+    assert_eq!(attempt("198.51.100.8").await.unwrap().status(), 429);
+    assert_eq!(
+        attempt("198.51.100.9").await.unwrap().status(),
         401,
-        "another client IP is not limited"
+        "behind a trusted proxy, another client has its own bucket"
     );
 }
 
@@ -604,27 +654,78 @@ async fn secure_cookies_behind_https() {
 #[tokio::test]
 async fn an_oversized_cookie_cache_is_refused_not_sent() {
     let stack = Stack::start(&[("COOKIE_CACHE_ENABLED", "true")]).await;
+    let email = unique_email();
+    assert_eq!(stack.sign_up(&email).await.status, 200);
+    // A name far past what sign-up accepts, as an import or a later plugin might store.
     let name = "N".repeat(5000);
-    let up = stack
+    query("UPDATE users SET name = $1")
+        .bind(name.as_str())
+        .execute(&stack.identity_db().await)
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let signed_in = stack
+            .post(
+                "/sign-in/email",
+                json!({"email": email, "password": PASSWORD}),
+                None,
+            )
+            .await;
+        assert_eq!(signed_in.status, 200, "the sign-in itself succeeds");
+        assert!(signed_in.set_cookie("better-auth.session_token").is_some());
+        assert!(
+            signed_in.set_cookie("better-auth.session_data").is_none(),
+            "no cookie browsers would drop"
+        );
+        assert!(signed_in.set_cookies().iter().all(|c| c.len() <= 4093));
+        let session = stack
+            .get("/get-session", Some(&signed_in.cookie_header()))
+            .await;
+        assert_eq!(
+            session.json()["user"]["name"],
+            name.as_str(),
+            "answered by the backend instead"
+        );
+    }
+}
+
+#[tokio::test]
+async fn free_text_fields_have_maximum_lengths() {
+    let stack = Stack::start(&[]).await;
+    let email = unique_email();
+    let too_long = [
+        (
+            "name",
+            "N".repeat(256),
+            "[body.name] Too big: expected string to have <=255 characters",
+        ),
+        (
+            "image",
+            format!("https://example.com/{}", "i".repeat(2048)),
+            "[body.image] Too big: expected string to have <=2048 characters",
+        ),
+    ];
+    for (field, value, message) in too_long {
+        let mut body = json!({"name": "Ok", "email": email, "password": PASSWORD});
+        body[field] = json!(value);
+        let refused = stack.post("/sign-up/email", body, None).await;
+        assert_eq!(refused.status, 400, "{field}");
+        assert_eq!(refused.error(), ("VALIDATION_ERROR".into(), message.into()));
+    }
+    let long_email = format!("{}@example.com", "e".repeat(250));
+    let refused = stack
         .post(
-            "/sign-up/email",
-            json!({"name": name, "email": unique_email(), "password": PASSWORD}),
+            "/sign-in/email",
+            json!({"email": long_email, "password": PASSWORD}),
             None,
         )
         .await;
-    assert_eq!(up.status, 200, "the sign-up itself succeeds");
-    assert!(up.set_cookie("better-auth.session_token").is_some());
-    assert!(
-        up.set_cookie("better-auth.session_data").is_none(),
-        "no cookie browsers would drop"
-    );
-    assert!(up.set_cookies().iter().all(|c| c.len() <= 4093));
-    let session = stack.get("/get-session", Some(&up.cookie_header())).await;
-    assert_eq!(
-        session.json()["user"]["name"],
-        name.as_str(),
-        "answered by the backend instead"
-    );
+    assert_eq!(refused.status, 400);
+    let (users,): (i64,) = query("SELECT COUNT(*) FROM users")
+        .fetch_one(&stack.identity_db().await)
+        .await
+        .unwrap();
+    assert_eq!(users, 0, "nothing was created");
 }
 
 #[tokio::test]

@@ -99,7 +99,10 @@ async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
     let up = stack.sign_up(&email).await;
     let first_jar = up.cookie_header();
     let token = up.json()["token"].as_str().unwrap().to_string();
-    let key = format!("gatehouse:session:{token}");
+    let key = format!(
+        "gatehouse:{}",
+        gatehouse_session::session::cache::key(&token)
+    );
     assert_eq!(
         session_name(&stack, &first_jar).await.as_deref(),
         Some("Test User")
@@ -110,14 +113,20 @@ async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
         .await
         .unwrap();
     let cached = cached.expect("the session is cached in Redis");
+    assert!(
+        !key.contains(&token) && !String::from_utf8_lossy(&cached).contains(&token),
+        "Redis holds neither the token nor a key made of it"
+    );
 
-    // Prove reads come from Redis: change the cached copy behind the service's back.
-    let mut entry =
-        gatehouse_proto::session::v1::GetSessionResponse::decode(cached.as_slice()).unwrap();
-    entry.user.as_mut().unwrap().name = "From Redis".into();
+    // An entry written by someone else (without the MAC key) is ignored: the database answers.
+    let mut forged = gatehouse_proto::session::v1::GetSessionResponse::decode(&cached[32..])
+        .expect("MAC, then the protobuf entry");
+    forged.user.as_mut().unwrap().name = "Forged in Redis".into();
+    let mut forged_bytes = cached[..32].to_vec();
+    forged_bytes.extend(forged.encode_to_vec());
     let _: () = redis::cmd("SET")
         .arg(&key)
-        .arg(entry.encode_to_vec())
+        .arg(forged_bytes)
         .arg("EX")
         .arg(60)
         .query_async(&mut direct)
@@ -125,7 +134,28 @@ async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
         .unwrap();
     assert_eq!(
         session_name(&stack, &first_jar).await.as_deref(),
-        Some("From Redis")
+        Some("Test User"),
+        "the forged entry is not believed"
+    );
+
+    // Reads come from Redis: with the genuine entry back, a rename made in the database
+    // behind the services' back (no event) is not seen.
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg(&cached)
+        .arg("EX")
+        .arg(60)
+        .query_async(&mut direct)
+        .await
+        .unwrap();
+    query("UPDATE users SET name = 'Renamed In Database'")
+        .execute(&stack.identity_db().await)
+        .await
+        .unwrap();
+    assert_eq!(
+        session_name(&stack, &first_jar).await.as_deref(),
+        Some("Test User"),
+        "served from the cache"
     );
 
     proxy.cut();
@@ -144,21 +174,21 @@ async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
     let second_jar = signed_in.cookie_header();
     assert_eq!(
         session_name(&stack, &second_jar).await.as_deref(),
-        Some("Test User"),
+        Some("Renamed In Database"),
         "read from the database"
     );
     assert_eq!(
         session_name(&stack, &first_jar).await.as_deref(),
-        Some("Test User"),
-        "the database, not the stale cache"
+        Some("Renamed In Database"),
+        "the database, not the cache"
     );
     let out = stack.post("/sign-out", json!({}), Some(&first_jar)).await;
     assert_eq!(out.status, 200, "sign-out works without Redis");
 
     proxy.restore();
     let second_key = format!(
-        "gatehouse:session:{}",
-        signed_in.json()["token"].as_str().unwrap()
+        "gatehouse:{}",
+        gatehouse_session::session::cache::key(signed_in.json()["token"].as_str().unwrap())
     );
     let back = eventually(Duration::from_secs(10), || {
         let stack = &stack;

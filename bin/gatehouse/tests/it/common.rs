@@ -25,6 +25,10 @@ pub struct Stack {
     pub base: String,
     pub identity_addr: std::net::SocketAddr,
     pub session_addr: std::net::SocketAddr,
+    /// Metrics and health.
+    pub ops_addr: std::net::SocketAddr,
+    /// What calls to the services must carry.
+    pub service_token: gatehouse_kit::service_auth::ServiceToken,
     pub origin: String,
     pub data_dir: String,
     pub shutdown: CancellationToken,
@@ -55,6 +59,7 @@ impl Stack {
             ("GATEWAY_LISTEN", "127.0.0.1:0"),
             ("IDENTITY_LISTEN", "127.0.0.1:0"),
             ("SESSION_LISTEN", "127.0.0.1:0"),
+            ("GATEWAY_OPS_LISTEN", "127.0.0.1:0"),
             ("RATE_LIMIT_MAX", "100000"),
             ("RATE_LIMIT_SIGN_IN_MAX", "100000"),
             ("HASH_POOL_SIZE", "2"),
@@ -81,6 +86,7 @@ impl Stack {
             .expect("standalone stack starts");
         let base = format!("http://{}/api/auth", running.gateway_addr);
         let (identity_addr, session_addr) = (running.addr("identity"), running.addr("session"));
+        let (ops_addr, service_token) = (running.ops_addr, running.service_token.clone());
         tokio::spawn(running.wait());
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -90,6 +96,8 @@ impl Stack {
             base,
             identity_addr,
             session_addr,
+            ops_addr,
+            service_token,
             origin,
             data_dir,
             shutdown,
@@ -99,15 +107,35 @@ impl Stack {
         stack
     }
 
+    /// Until the gateway answers and every service reports serving (migrations done).
     async fn wait_ready(&self) {
-        for _ in 0..100 {
-            let reply = self.http.get(format!("{}/ok", self.base)).send().await;
-            if reply.is_ok_and(|r| r.status() == 200) {
+        use tonic_health::pb::health_client::HealthClient;
+        use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
+        let ops = tonic::transport::Endpoint::from_shared(format!("http://{}", self.ops_addr))
+            .unwrap()
+            .connect_lazy();
+        let mut health = HealthClient::new(ops);
+        for _ in 0..200 {
+            let gateway = self.http.get(format!("{}/ok", self.base)).send().await;
+            let mut serving = gateway.is_ok_and(|r| r.status() == 200);
+            for service in [
+                "gatehouse.identity.v1.UserService",
+                "gatehouse.session.v1.SessionService",
+            ] {
+                let request = HealthCheckRequest {
+                    service: service.into(),
+                };
+                serving &= health
+                    .check(request)
+                    .await
+                    .is_ok_and(|reply| reply.into_inner().status == ServingStatus::Serving as i32);
+            }
+            if serving {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("gateway did not become ready");
+        panic!("the stack did not become ready");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -24,6 +24,7 @@ async fn a_missing_session_service_is_a_503_until_it_returns() {
         ("AUTH_SECRET", secret),
         ("IDENTITY_URL", format!("http://{}", stack.identity_addr)),
         ("SESSION_URL", format!("http://{}", proxy.addr)),
+        ("SERVICE_TOKEN", stack.service_token.expose().to_string()),
     ]);
     let config = gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap();
     let shutdown = CancellationToken::new();
@@ -73,6 +74,7 @@ async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
             ("GATEWAY_LISTEN", "127.0.0.1:0".into()),
             ("IDENTITY_LISTEN", "127.0.0.1:0".into()),
             ("SESSION_LISTEN", "127.0.0.1:0".into()),
+            ("GATEWAY_OPS_LISTEN", "127.0.0.1:0".into()),
             (extra.0, extra.1.to_string()),
         ])
     };

@@ -79,6 +79,10 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
     let identity_url = format!("http://127.0.0.1:{identity_port}");
     let base_url = format!("http://localhost:{gateway_port}");
     let shared = [
+        (
+            "SERVICE_TOKEN",
+            "distributed-test-service-token-0123456789".to_string(),
+        ),
         ("CACHE_URL", "redis://127.0.0.1:6379".to_string()),
         (
             "BUS_URL",
@@ -90,6 +94,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
     };
     let session_env = with(vec![
         ("SESSION_LISTEN", format!("127.0.0.1:{session_port}")),
+        ("SESSION_OPS_LISTEN", "127.0.0.1:0".to_string()),
         ("SESSION_DATABASE_URL", session_db.url.clone()),
         ("IDENTITY_URL", identity_url.clone()),
     ]);
@@ -98,6 +103,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
             "identity",
             &with(vec![
                 ("IDENTITY_LISTEN", format!("127.0.0.1:{identity_port}")),
+                ("IDENTITY_OPS_LISTEN", "127.0.0.1:0".to_string()),
                 ("IDENTITY_DATABASE_URL", identity_db.url.clone()),
             ]),
         ),
@@ -106,6 +112,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
             "gateway",
             &with(vec![
                 ("GATEWAY_LISTEN", format!("127.0.0.1:{gateway_port}")),
+                ("GATEWAY_OPS_LISTEN", "127.0.0.1:0".to_string()),
                 ("BASE_URL", base_url.clone()),
                 (
                     "AUTH_SECRET",
@@ -207,7 +214,10 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
         .await
         .unwrap();
     let cached: bool = redis::cmd("EXISTS")
-        .arg(format!("gatehouse:session:{token}"))
+        .arg(format!(
+            "gatehouse:{}",
+            gatehouse_session::session::cache::key(&token)
+        ))
         .query_async(&mut redis)
         .await
         .unwrap();

@@ -1,4 +1,5 @@
-//! What operators watch: Prometheus `/metrics` on every listener and the gRPC health service.
+//! What operators watch: Prometheus `/metrics`, `/healthz` and the gRPC health service, on the
+//! operations listener only, never on the public port or the services' gRPC ports.
 
 use crate::common::{Stack, unique_email};
 use tonic_health::pb::HealthCheckRequest;
@@ -6,72 +7,91 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 #[tokio::test]
-async fn metrics_and_health_are_served() {
+async fn metrics_and_health_are_served_on_the_operations_listener() {
     let stack = Stack::start(&[]).await;
     stack.sign_up(&unique_email()).await;
+    let ops = stack.ops_addr;
 
-    for addr in [stack.identity_addr, stack.session_addr] {
-        let metrics = stack
-            .http
-            .get(format!("http://{addr}/metrics"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(metrics.status(), 200, "{addr}");
-        let text = metrics.text().await.unwrap();
-        assert!(
-            text.contains("password_hash_seconds"),
-            "hash timings exported: {text}"
-        );
-        assert!(
-            text.contains("password_hash_queue_seconds"),
-            "queue wait exported"
-        );
+    let metrics = stack
+        .http
+        .get(format!("http://{ops}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metrics.status(), 200);
+    let text = metrics.text().await.unwrap();
+    assert!(
+        text.contains("password_hash_seconds"),
+        "hash timings exported: {text}"
+    );
+    assert!(text.contains("password_hash_queue_seconds"));
+    let healthz = stack
+        .http
+        .get(format!("http://{ops}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(healthz.status(), 200);
 
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
-        let mut health = HealthClient::new(channel);
-        let overall = health
-            .check(HealthCheckRequest {
-                service: String::new(),
-            })
-            .await
-            .unwrap();
-        assert_eq!(
-            overall.into_inner().status,
-            ServingStatus::Serving as i32,
-            "{addr}"
-        );
-    }
-    let mut identity = HealthClient::new(
-        tonic::transport::Endpoint::from_shared(format!("http://{}", stack.identity_addr))
+    let mut health = HealthClient::new(
+        tonic::transport::Endpoint::from_shared(format!("http://{ops}"))
             .unwrap()
             .connect()
             .await
             .unwrap(),
     );
-    let named = identity
-        .check(HealthCheckRequest {
-            service: "gatehouse.identity.v1.UserService".into(),
-        })
-        .await
-        .unwrap();
-    assert_eq!(named.into_inner().status, ServingStatus::Serving as i32);
-    let unknown = identity
+    for service in [
+        "",
+        "gatehouse.identity.v1.UserService",
+        "gatehouse.session.v1.SessionService",
+    ] {
+        let status = health
+            .check(HealthCheckRequest {
+                service: service.into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            status.into_inner().status,
+            ServingStatus::Serving as i32,
+            "{service:?}"
+        );
+    }
+    let unknown = health
         .check(HealthCheckRequest {
             service: "nope".into(),
         })
         .await;
     assert_eq!(unknown.unwrap_err().code(), tonic::Code::NotFound);
+}
 
-    let gateway_metrics = stack
+#[tokio::test]
+async fn the_public_port_and_the_grpc_ports_do_not_serve_metrics() {
+    let stack = Stack::start(&[]).await;
+    let public = stack
         .http
         .get(stack.base.replace("/api/auth", "/metrics"))
         .send()
         .await
         .unwrap();
-    assert_eq!(gateway_metrics.status(), 200);
+    assert_eq!(
+        public.status(),
+        404,
+        "the public port serves /api/auth only"
+    );
+    for addr in [stack.identity_addr, stack.session_addr] {
+        let reply = stack
+            .http
+            .get(format!("http://{addr}/metrics"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            reply.headers().get("grpc-status").map(|v| v.as_bytes()),
+            Some(&b"16"[..]),
+            "{addr}: refused as UNAUTHENTICATED before any route"
+        );
+        let body = reply.text().await.unwrap();
+        assert!(!body.contains("password_hash"), "{addr}: {body}");
+    }
 }

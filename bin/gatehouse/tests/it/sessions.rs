@@ -205,6 +205,7 @@ async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
         ("AUTH_SECRET", secret),
         ("IDENTITY_URL", format!("http://{}", stack.identity_addr)),
         ("SESSION_URL", format!("http://{}", stack.session_addr)),
+        ("SERVICE_TOKEN", stack.service_token.expose().to_string()),
     ]);
     let state =
         gatehouse_gateway::state(gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap())

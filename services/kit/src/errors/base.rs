@@ -61,4 +61,6 @@ crate::catalogue! {
     INTERNAL_SERVER_ERROR = (500, "Internal server error"),
     // Gatehouse's own: a backend service is down or shedding load.
     SERVICE_UNAVAILABLE = (503, "A backend service is unavailable. Please try again shortly."),
+    // Gatehouse's own: the request outlived HTTP_REQUEST_TIMEOUT_MS (a slow body, usually).
+    REQUEST_TIMEOUT = (408, "The request took too long."),
 }

@@ -1,16 +1,29 @@
 //! The read-through cache of a session together with its user, so a warm lookup is one cache
 //! read. Entries are protobuf-encoded; a revoked token holds a marker that readers' fills can
 //! never overwrite. Any cache failure means "read the database".
+//!
+//! Whoever can read or write Redis must not get sessions out of it: an entry is keyed by the
+//! SHA-256 of its token and does not contain the token, and its value carries an HMAC (with a
+//! key derived from the service token) over the key and the value, so an entry written by
+//! anyone else is ignored. Markers carry no MAC: a forged one can only sign someone out, which
+//! deleting keys could do as well.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_kit::cache::{Cache, CacheError};
 use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as pb;
+use hmac::{KeyInit, Mac};
 use prost::Message;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 use super::Session;
 
+/// What the MAC key is derived for (see `ServiceToken::derive`).
+pub const KEY_PURPOSE: &str = "gatehouse/session-cache/v1";
+const MAC_LEN: usize = 32;
 /// Markers start with this; readers never overwrite one (`set_if_absent`, `set_unless`).
 const MARKER: &[u8] = b"marker:";
 /// What the cache holds for a token whose session was revoked or removed.
@@ -31,15 +44,52 @@ pub enum Cached {
 pub struct SessionCache {
     cache: Cache,
     ttl: Duration,
+    mac_key: Arc<[u8; 32]>,
 }
 
-fn key(token: &str) -> String {
-    format!("session:{token}")
+/// `session:<hex SHA-256 of the token>`.
+pub fn key(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut key = String::with_capacity(8 + 64);
+    key.push_str("session:");
+    for byte in digest {
+        key.push(char::from(HEX[usize::from(byte >> 4)]));
+        key.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    key
 }
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl SessionCache {
-    pub fn new(cache: Cache, ttl: Duration) -> Self {
-        Self { cache, ttl }
+    pub fn new(cache: Cache, ttl: Duration, mac_key: [u8; 32]) -> Self {
+        Self {
+            cache,
+            ttl,
+            mac_key: Arc::new(mac_key),
+        }
+    }
+
+    fn mac(&self, key: &str, body: &[u8]) -> [u8; MAC_LEN] {
+        let mut mac = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(self.mac_key.as_slice())
+            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+        mac.update(key.as_bytes());
+        mac.update(&[0]);
+        mac.update(body);
+        mac.finalize().into_bytes().into()
+    }
+
+    /// `MAC ‖ body`.
+    fn seal(&self, key: &str, body: &[u8]) -> Vec<u8> {
+        let mut sealed = self.mac(key, body).to_vec();
+        sealed.extend_from_slice(body);
+        sealed
+    }
+
+    /// The body, if the MAC is ours for this key.
+    fn open<'a>(&self, key: &str, sealed: &'a [u8]) -> Option<&'a [u8]> {
+        let (mac, body) = sealed.split_at_checked(MAC_LEN)?;
+        bool::from(mac.ct_eq(&self.mac(key, body))).then_some(body)
     }
 
     pub fn inner(&self) -> &Cache {
@@ -47,18 +97,29 @@ impl SessionCache {
     }
 
     pub async fn get(&self, token: &str) -> Cached {
-        match self.cache.get(&key(token)).await {
+        let key = key(token);
+        match self.cache.get(&key).await {
             Ok(Some(bytes)) if bytes == REVOKED => Cached::Revoked,
             // Evicted: read the database, and do not cache (the marker refuses the fill).
             Ok(Some(bytes)) if bytes.starts_with(MARKER) => Cached::Miss,
-            Ok(Some(bytes)) => match pb::GetSessionResponse::decode(bytes.as_slice()) {
-                Ok(pb::GetSessionResponse {
-                    session: Some(session),
-                    user: Some(user),
-                    ..
-                }) if session.token == token => Cached::Hit(Box::new((session.into(), user))),
-                _ => Cached::Miss,
-            },
+            Ok(Some(bytes)) => {
+                let Some(body) = self.open(&key, &bytes) else {
+                    metrics::counter!("session_cache_forged_total").increment(1);
+                    tracing::warn!("session cache entry with a wrong MAC ignored");
+                    return Cached::Miss;
+                };
+                match pb::GetSessionResponse::decode(body) {
+                    Ok(pb::GetSessionResponse {
+                        session: Some(mut session),
+                        user: Some(user),
+                        ..
+                    }) => {
+                        session.token = token.to_string();
+                        Cached::Hit(Box::new((session.into(), user)))
+                    }
+                    _ => Cached::Miss,
+                }
+            }
             Ok(None) => Cached::Miss,
             Err(error) => {
                 tracing::debug!(%error, "session cache unavailable; reading the database");
@@ -75,14 +136,16 @@ impl SessionCache {
         now_ms: i64,
     ) -> (Vec<u8>, Duration) {
         let left_ms = (session.expires_at.timestamp_millis() - now_ms).max(1) as u64;
+        let mut stored: pb::Session = session.clone().into();
+        stored.token.clear();
         let entry = pb::GetSessionResponse {
-            session: Some(session.clone().into()),
+            session: Some(stored),
             user: Some(user.clone()),
             refreshed: false,
             fresh: false,
         };
         (
-            entry.encode_to_vec(),
+            self.seal(&key(&session.token), &entry.encode_to_vec()),
             Duration::from_millis(left_ms).min(self.ttl),
         )
     }

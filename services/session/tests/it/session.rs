@@ -8,16 +8,23 @@ use gatehouse_kit::cache::Cache;
 use gatehouse_kit::config::Env;
 use gatehouse_kit::db::{Backend, Db, query};
 use gatehouse_kit::service::{Context, Part};
+use gatehouse_kit::service_auth::ServiceToken;
 use gatehouse_kit::testing::TestDb;
 use gatehouse_proto::identity::v1::SignUpEmailRequest;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use gatehouse_session::MIGRATIONS;
 use gatehouse_session::config::Lifetimes;
-use gatehouse_session::session::cache::SessionCache;
+use gatehouse_session::session::cache::{SessionCache, key as cache_key};
 use gatehouse_session::session::{NewSession, Sessions, store};
 use rstest::rstest;
 use tokio_util::sync::CancellationToken;
+
+const TOKEN: &str = "session-tests-service-token-0123456789";
+
+fn token() -> ServiceToken {
+    ServiceToken::new(TOKEN).unwrap()
+}
 
 /// A real identity service on a random loopback port (SQLite in a temporary directory).
 struct IdentityService {
@@ -39,6 +46,7 @@ async fn identity_service() -> IdentityService {
     let env = Env::from_pairs([
         ("IDENTITY_DATABASE_URL", database.url.as_str()),
         ("HASH_POOL_SIZE", "2"),
+        ("SERVICE_TOKEN", TOKEN),
     ]);
     let shutdown = CancellationToken::new();
     tokio::spawn(gatehouse_identity::SERVICE.run(
@@ -54,8 +62,9 @@ async fn identity_service() -> IdentityService {
 }
 
 async fn a_user(identity_url: &str) -> String {
-    let mut client =
-        EmailPasswordServiceClient::new(gatehouse_kit::client::lazy_channel(identity_url).unwrap());
+    let mut client = EmailPasswordServiceClient::new(
+        gatehouse_kit::client::lazy_channel(identity_url, &token()).unwrap(),
+    );
     let request = SignUpEmailRequest {
         name: "Sam".into(),
         email: format!(
@@ -81,6 +90,7 @@ fn lifetimes(expires_in: u64, update_age: u64) -> Lifetimes {
         update_age: Duration::from_millis(update_age),
         fresh_age: Duration::from_secs(86_400),
         dont_remember_expires_in: Duration::from_millis(expires_in),
+        max_lifetime: Duration::from_secs(30 * 86_400),
     }
 }
 
@@ -91,11 +101,13 @@ async fn sessions_on(
 ) -> (Sessions, TestDb) {
     let database = TestDb::new(backend).await;
     let db = database.connect(&MIGRATIONS).await;
-    let users = UserServiceClient::new(gatehouse_kit::client::lazy_channel(identity_url).unwrap());
+    let users = UserServiceClient::new(
+        gatehouse_kit::client::lazy_channel(identity_url, &token()).unwrap(),
+    );
     let cache = Cache::from_url("memory://", Duration::from_millis(100)).unwrap();
     let sessions = Sessions::new(
         db,
-        SessionCache::new(cache, Duration::from_secs(300)),
+        SessionCache::new(cache, Duration::from_secs(300), [7; 32]),
         users,
         lifetimes,
     );
@@ -222,6 +234,68 @@ async fn sessions_slide_forward_once_update_age_has_passed(#[case] backend: Back
 #[case::sqlite(Backend::Sqlite)]
 #[case::postgres(Backend::Postgres)]
 #[tokio::test]
+async fn sliding_never_passes_the_absolute_lifetime(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
+        // Slides after 100 ms to 60 s ahead, but no session lives longer than 1.2 s.
+        let capped = Lifetimes {
+            max_lifetime: Duration::from_millis(1_200),
+            ..lifetimes(60_000, 100)
+        };
+        let (sessions, _database) = sessions_on(backend, &identity.url, capped).await;
+        let created = sessions.create(new_session(&user_id, true)).await.unwrap();
+        assert_eq!(
+            created.expires_at - created.created_at,
+            TimeDelta::milliseconds(1_200),
+            "{backend:?}: a new session already ends at the limit"
+        );
+        let mut slides = 0;
+        for _ in 0..5 {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            let read = sessions.get(&created.token, false).await.unwrap().unwrap();
+            slides += usize::from(read.refreshed);
+            assert!(read.session.expires_at <= created.expires_at, "{backend:?}");
+        }
+        assert_eq!(slides, 0, "{backend:?}: nothing to slide past the limit");
+        assert_eq!(sessions.list(&user_id).await.unwrap().len(), 1);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(
+            sessions.get(&created.token, false).await.unwrap(),
+            None,
+            "{backend:?}: used every 150 ms, still over at 1.2 s"
+        );
+        assert!(sessions.list(&user_id).await.unwrap().is_empty());
+    }
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn an_old_session_slid_past_the_limit_is_over_anyway(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    {
+        // A row written before the limit existed: created 40 days ago, slid to next week.
+        let (sessions, _database) =
+            sessions_on(backend, &identity.url, lifetimes(604_800_000, 86_400_000)).await;
+        let created = sessions.create(new_session(&user_id, true)).await.unwrap();
+        query("UPDATE sessions SET created_at = $1")
+            .bind(created.created_at - TimeDelta::days(40))
+            .execute(sessions.db())
+            .await
+            .unwrap();
+        sessions.cache().evict(&created.token).await.unwrap();
+        assert_eq!(sessions.get(&created.token, false).await.unwrap(), None);
+        assert_eq!(rows(sessions.db()).await, 0, "{backend:?}: and deleted");
+    }
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
 async fn dont_remember_sessions_never_slide(#[case] backend: Backend) {
     let identity = identity_service().await;
     let user_id = a_user(&identity.url).await;
@@ -320,7 +394,7 @@ async fn a_reader_that_raced_a_revocation_cannot_put_the_session_back(#[case] ba
         let (sessions, _database) =
             sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
         let created = sessions.create(new_session(&user_id, true)).await.unwrap();
-        let key = format!("session:{}", created.token);
+        let key = cache_key(&created.token);
         assert!(sessions.get(&created.token, false).await.unwrap().is_some());
         // What a concurrent get-session read from the database just before the sign-out.
         let cache = sessions.cache().inner();
@@ -384,7 +458,7 @@ async fn a_reader_that_raced_a_user_change_cannot_cache_the_old_user(#[case] bac
     let (sessions, _database) =
         sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
     let created = sessions.create(new_session(&user_id, true)).await.unwrap();
-    let key = format!("session:{}", created.token);
+    let key = cache_key(&created.token);
     assert!(sessions.get(&created.token, false).await.unwrap().is_some());
     let cache = sessions.cache().inner();
     // What a concurrent get-session read (with the old user) just before the change.
