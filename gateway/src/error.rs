@@ -75,7 +75,16 @@ fn render(failure: &Failure) -> Response {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self {
-            ApiError::Failure(failure) => render(&failure),
+            ApiError::Failure(failure) => {
+                let mut response = render(&failure);
+                // better-auth's rate limiter names the header `X-Retry-After`.
+                if let Some(seconds) = failure.retry_after_secs() {
+                    response
+                        .headers_mut()
+                        .insert("x-retry-after", HeaderValue::from(seconds));
+                }
+                response
+            }
             ApiError::NotFound => StatusCode::NOT_FOUND.into_response(),
             ApiError::Bare(status) => json_body(status, String::new()),
             ApiError::RateLimited { retry_after_secs } => {

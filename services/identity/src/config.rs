@@ -16,6 +16,15 @@ pub struct IdentityConfig {
     /// `PASSWORD_MIN_LENGTH` (default 8) and `PASSWORD_MAX_LENGTH` (default 128), in characters.
     pub password_min_length: usize,
     pub password_max_length: usize,
+    /// `SIGN_IN_THROTTLE_AFTER` (default 5): failed sign-ins for one account allowed within
+    /// `SIGN_IN_THROTTLE_WINDOW` (default 900 s) before each further failure makes the next
+    /// attempt wait 1 s, doubling up to `SIGN_IN_THROTTLE_MAX_DELAY` (default 30 s).
+    pub sign_in_throttle_after: u64,
+    pub sign_in_throttle_window: u64,
+    pub sign_in_throttle_max_delay: u64,
+    /// `SIGN_IN_HASH_BUDGET` (default half of `HASH_QUEUE_LIMIT`): queued hashes beyond which
+    /// sign-ins get 429 with `X-Retry-After` instead of a place in the queue.
+    pub sign_in_hash_budget: Option<usize>,
 }
 
 impl Default for IdentityConfig {
@@ -25,6 +34,10 @@ impl Default for IdentityConfig {
             hash_queue_limit: None,
             password_min_length: 8,
             password_max_length: 128,
+            sign_in_throttle_after: 5,
+            sign_in_throttle_window: 900,
+            sign_in_throttle_max_delay: 30,
+            sign_in_hash_budget: None,
         }
     }
 }
@@ -43,5 +56,19 @@ impl IdentityConfig {
 
     pub fn hash_queue_limit(&self) -> usize {
         self.hash_queue_limit.unwrap_or(32 * self.hash_pool_size)
+    }
+
+    pub fn sign_in_hash_budget(&self) -> usize {
+        self.sign_in_hash_budget
+            .unwrap_or(self.hash_queue_limit() / 2)
+            .max(1)
+    }
+
+    pub fn throttle_rules(&self) -> crate::email_password::throttle::ThrottleRules {
+        crate::email_password::throttle::ThrottleRules {
+            after: self.sign_in_throttle_after,
+            window: std::time::Duration::from_secs(self.sign_in_throttle_window),
+            max_delay: std::time::Duration::from_secs(self.sign_in_throttle_max_delay),
+        }
     }
 }

@@ -47,6 +47,13 @@ impl From<HashError> for IdentityError {
     fn from(error: HashError) -> Self {
         match error {
             HashError::Busy => IdentityError::Busy,
+            HashError::OverBudget { retry_after } => {
+                metrics::counter!("sign_in_refused_total", "why" => "budget").increment(1);
+                IdentityError::Refused(
+                    base::TOO_MANY_REQUESTS
+                        .with_retry_after(retry_after.as_secs_f64().ceil() as u64),
+                )
+            }
             error => {
                 IdentityError::internal("password hashing", base::INTERNAL_SERVER_ERROR, error)
             }

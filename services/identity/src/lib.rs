@@ -48,12 +48,18 @@ async fn start(
     // The dummy hash takes a hash's time: off the async runtime.
     let hasher = tokio::task::spawn_blocking(move || password::Hasher::new(pool_size, queue_limit))
         .await??;
+    let throttle = email_password::throttle::SignInThrottle::new(
+        context.cache.clone(),
+        config.throttle_rules(),
+    );
     let rules = email_password::EmailPassword::new(
         db.clone(),
         hasher,
         config.password_min_length,
         config.password_max_length,
-    );
+    )
+    .with_throttle(throttle)
+    .with_sign_in_budget(config.sign_in_hash_budget());
     Ok(GrpcServices::new()
         .serve(user::grpc::server(user::Users::new(db)))
         .serve(email_password::grpc::server(rules)))

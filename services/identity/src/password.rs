@@ -10,7 +10,7 @@
 //! [`IDLE_RELEASE`] for work, so an idle service stays small.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -39,6 +39,9 @@ pub enum HashError {
     PoolClosed,
     #[error("too many password hashes are waiting")]
     Busy,
+    /// More are queued than this kind of work may add to (sign-in's budget); try again later.
+    #[error("the hashing queue is past this caller's budget")]
+    OverBudget { retry_after: Duration },
 }
 
 /// The outcome of checking a password against a stored hash.
@@ -61,6 +64,9 @@ struct Queue {
     closed: AtomicBool,
     /// Working-memory buffers currently held by pool threads.
     resident: AtomicUsize,
+    threads: usize,
+    /// A moving average of one job's time, in microseconds (0 until the first job).
+    average_micros: AtomicU64,
 }
 
 impl Queue {
@@ -165,6 +171,8 @@ impl Hasher {
             ready: Condvar::default(),
             closed: AtomicBool::default(),
             resident: AtomicUsize::default(),
+            threads: pool_size.max(1),
+            average_micros: AtomicU64::default(),
         });
         for index in 0..pool_size.max(1) {
             let queue = queue.clone();
@@ -183,20 +191,41 @@ impl Hasher {
 
     pub async fn hash(&self, password: &str) -> Result<String, HashError> {
         let password = password.to_string();
-        self.run(move |memory| hash_with(memory, &password)).await?
+        self.run(move |memory| hash_with(memory, &password), usize::MAX)
+            .await?
     }
 
     pub async fn verify(&self, password: &str, stored: &str) -> Result<Verification, HashError> {
+        self.verify_within(password, stored, usize::MAX).await
+    }
+
+    /// [`verify`](Self::verify), refused with [`HashError::OverBudget`] when `budget` or more
+    /// jobs are already waiting (checked as the job is queued).
+    pub async fn verify_within(
+        &self,
+        password: &str,
+        stored: &str,
+        budget: usize,
+    ) -> Result<Verification, HashError> {
         let password = password.to_string();
         let stored = stored.to_string();
-        self.run(move |memory| verify_with(memory, &password, &stored))
-            .await
+        self.run(
+            move |memory| verify_with(memory, &password, &stored),
+            budget,
+        )
+        .await
     }
 
     /// Spends a verification's worth of time on a password that cannot match.
-    pub async fn verify_dummy(&self, password: &str) -> Result<(), HashError> {
+    pub async fn verify_dummy_within(
+        &self,
+        password: &str,
+        budget: usize,
+    ) -> Result<(), HashError> {
         let stored = self.dummy_hash.clone();
-        self.verify(password, &stored).await.map(|_| ())
+        self.verify_within(password, &stored, budget)
+            .await
+            .map(|_| ())
     }
 
     /// How many 19 MiB working-memory buffers the pool holds right now.
@@ -207,9 +236,11 @@ impl Hasher {
     async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut [Block]) -> T + Send + 'static,
+        budget: usize,
     ) -> Result<T, HashError> {
         let (done, result) = tokio::sync::oneshot::channel();
         let queued = Instant::now();
+        let pace = self.pool.queue.clone();
         let job: Job = Box::new(move |memory| {
             metrics::histogram!("password_hash_queue_seconds")
                 .record(queued.elapsed().as_secs_f64());
@@ -220,7 +251,16 @@ impl Hasher {
             }
             let started = Instant::now();
             let value = work(memory);
-            metrics::histogram!("password_hash_seconds").record(started.elapsed().as_secs_f64());
+            let took = started.elapsed();
+            metrics::histogram!("password_hash_seconds").record(took.as_secs_f64());
+            let sample = took.as_micros() as u64;
+            let old = pace.average_micros.load(Ordering::Relaxed);
+            let average = if old == 0 {
+                sample
+            } else {
+                (old * 7 + sample) / 8
+            };
+            pace.average_micros.store(average, Ordering::Relaxed);
             let _ = done.send(value);
         });
         let queue = &self.pool.queue;
@@ -229,6 +269,14 @@ impl Hasher {
             if jobs.len() >= queue.limit {
                 metrics::counter!("password_hash_refused_total").increment(1);
                 return Err(HashError::Busy);
+            }
+            if jobs.len() >= budget {
+                let waiting = jobs.len() as u64 + 1;
+                drop(jobs);
+                let average = queue.average_micros.load(Ordering::Relaxed).max(1);
+                return Err(HashError::OverBudget {
+                    retry_after: Duration::from_micros(waiting * average / queue.threads as u64),
+                });
             }
             jobs.push_back(job);
         }

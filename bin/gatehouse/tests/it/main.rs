@@ -6,6 +6,7 @@
 
 mod auth_http;
 mod backends;
+mod brute_force;
 mod common;
 mod degraded;
 mod distributed;

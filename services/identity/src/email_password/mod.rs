@@ -3,6 +3,7 @@
 
 pub mod grpc;
 pub mod store;
+pub mod throttle;
 
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::base;
@@ -11,6 +12,7 @@ use gatehouse_kit::validate::{is_valid_email, normalize_email};
 use crate::error::IdentityError;
 use crate::password::{HashError, Hasher};
 use crate::user::User;
+use throttle::SignInThrottle;
 
 #[derive(Clone)]
 pub struct EmailPassword {
@@ -18,6 +20,10 @@ pub struct EmailPassword {
     hasher: Hasher,
     min_password: usize,
     max_password: usize,
+    throttle: Option<SignInThrottle>,
+    /// Sign-ins are refused (429) while this many hashes are queued, so they never fill the
+    /// queue that sign-ups and password changes also need.
+    sign_in_budget: usize,
 }
 
 pub struct SignUp {
@@ -34,6 +40,46 @@ impl EmailPassword {
             hasher,
             min_password,
             max_password,
+            throttle: None,
+            sign_in_budget: usize::MAX,
+        }
+    }
+
+    /// Slows repeated failures per account (see [`throttle`]).
+    pub fn with_throttle(self, throttle: SignInThrottle) -> Self {
+        Self {
+            throttle: Some(throttle),
+            ..self
+        }
+    }
+
+    pub fn with_sign_in_budget(self, queued_hashes: usize) -> Self {
+        Self {
+            sign_in_budget: queued_hashes.max(1),
+            ..self
+        }
+    }
+
+    /// Refuses before any hash is queued while the account waits out its delay.
+    async fn admit(&self, email: &str) -> Result<(), IdentityError> {
+        if let Some(throttle) = &self.throttle
+            && let Some(left) = throttle.wait_left(email).await
+        {
+            metrics::counter!("sign_in_refused_total", "why" => "account").increment(1);
+            return Err(IdentityError::Refused(
+                base::TOO_MANY_REQUESTS.with_retry_after(left.as_secs_f64().ceil() as u64),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn record(&self, email: &str, succeeded: bool) {
+        if let Some(throttle) = &self.throttle {
+            if succeeded {
+                throttle.succeeded(email).await;
+            } else {
+                throttle.failed(email).await;
+            }
         }
     }
 
@@ -88,16 +134,24 @@ impl EmailPassword {
         if password.chars().count() > self.max_password {
             return Err(base::PASSWORD_TOO_LONG.into());
         }
+        self.admit(&email).await?;
         let credential = store::find_credential(&self.db, &email).await?;
         let found = credential.and_then(|c| match (c.account_row_id, c.password_hash) {
             (Some(account), Some(hash)) => Some((c.user, account, hash)),
             _ => None,
         });
         let Some((user, account_row_id, stored)) = found else {
-            self.hasher.verify_dummy(password).await?;
+            self.hasher
+                .verify_dummy_within(password, self.sign_in_budget)
+                .await?;
+            self.record(&email, false).await;
             return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
         };
-        let verification = self.hasher.verify(password, &stored).await?;
+        let verification = self
+            .hasher
+            .verify_within(password, &stored, self.sign_in_budget)
+            .await?;
+        self.record(&email, verification.valid).await;
         if !verification.valid {
             return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
         }

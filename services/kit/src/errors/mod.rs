@@ -19,6 +19,8 @@ use tonic_types::{ErrorDetails, StatusExt};
 pub const DOMAIN: &str = "gatehouse";
 /// `ErrorInfo.metadata` key holding the HTTP status.
 const HTTP_STATUS_KEY: &str = "http_status";
+/// `ErrorInfo.metadata` key holding how many seconds to wait before trying again (429s).
+const RETRY_AFTER_KEY: &str = "retry_after_secs";
 
 /// One catalogue line: better-auth's `code` and `message`, and the status it answers with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,6 +67,14 @@ impl ErrorCode {
             ..self.into()
         }
     }
+
+    /// The same code, telling the caller to wait `seconds` (the gateway sends `X-Retry-After`).
+    pub fn with_retry_after(self, seconds: u64) -> Failure {
+        Failure {
+            retry_after_secs: Some(seconds.max(1)),
+            ..self.into()
+        }
+    }
 }
 
 /// Declares a catalogue: `NAME = (status, "message")` per line; the code is the name.
@@ -84,6 +94,7 @@ pub struct Failure {
     code: Cow<'static, str>,
     message: Cow<'static, str>,
     status: u16,
+    retry_after_secs: Option<u64>,
 }
 
 impl From<ErrorCode> for Failure {
@@ -92,6 +103,7 @@ impl From<ErrorCode> for Failure {
             code: Cow::Borrowed(code.code),
             message: Cow::Borrowed(code.message),
             status: code.status,
+            retry_after_secs: None,
         }
     }
 }
@@ -117,6 +129,11 @@ impl Failure {
         self.status
     }
 
+    /// Seconds the caller should wait before trying again, when the failure says.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        self.retry_after_secs
+    }
+
     /// Whether this failure carries `code` (whatever its status or message).
     pub fn is(&self, code: ErrorCode) -> bool {
         self.code == code.code
@@ -130,7 +147,10 @@ impl Failure {
     /// The gRPC status a service returns: the code derived from the HTTP status, the message,
     /// and `ErrorInfo{reason: code, domain: "gatehouse", metadata: {http_status}}`.
     pub fn to_status(&self) -> Status {
-        let metadata = HashMap::from([(HTTP_STATUS_KEY.to_string(), self.status.to_string())]);
+        let mut metadata = HashMap::from([(HTTP_STATUS_KEY.to_string(), self.status.to_string())]);
+        if let Some(seconds) = self.retry_after_secs {
+            metadata.insert(RETRY_AFTER_KEY.to_string(), seconds.to_string());
+        }
         let details = ErrorDetails::with_error_info(self.code.to_string(), DOMAIN, metadata);
         Status::with_error_details(grpc_code(self.status), self.message.to_string(), details)
     }
@@ -149,10 +169,15 @@ impl Failure {
                 .and_then(|s| s.parse().ok())
                 .filter(|s| (400..600).contains(s))
                 .unwrap_or(500);
+            let retry_after_secs = info
+                .metadata
+                .get(RETRY_AFTER_KEY)
+                .and_then(|s| s.parse().ok());
             return Failure {
                 code: Cow::Owned(info.reason),
                 message: Cow::Owned(status.message().to_string()),
                 status: http,
+                retry_after_secs,
             };
         }
         match status.code() {
@@ -248,6 +273,16 @@ mod tests {
         assert_eq!(
             Failure::from_status(&detailed.to_status()).message(),
             "[body.email] Invalid email address"
+        );
+        let wait = base::TOO_MANY_REQUESTS.with_retry_after(7);
+        let back = Failure::from_status(&wait.to_status());
+        assert_eq!(
+            (back.http_status(), back.retry_after_secs()),
+            (429, Some(7))
+        );
+        assert_eq!(
+            Failure::from_status(&failure.to_status()).retry_after_secs(),
+            None
         );
     }
 
