@@ -258,6 +258,9 @@ pub struct Backends {
     pub cache_url: SecretUrl,
     /// `CACHE_TIMEOUT_MS` (default 100): a slower cache counts as down.
     pub cache_timeout_ms: u64,
+    /// `CACHE_TLS_CA_FILE`: PEM certificates that sign a `rediss://` server's certificate, when
+    /// not a public CA (the system's roots are used otherwise).
+    pub cache_tls_ca_file: Option<String>,
 }
 
 impl Default for Backends {
@@ -266,6 +269,7 @@ impl Default for Backends {
             bus_url: SecretUrl::new("memory://"),
             cache_url: SecretUrl::new("memory://"),
             cache_timeout_ms: 100,
+            cache_tls_ca_file: None,
         }
     }
 }
@@ -284,7 +288,18 @@ impl Backends {
     }
 
     pub fn cache(&self) -> Result<crate::cache::Cache, crate::cache::CacheError> {
-        crate::cache::Cache::from_url(self.cache_url.expose(), self.cache_timeout())
+        let ca = match &self.cache_tls_ca_file {
+            Some(path) => {
+                Some(
+                    std::fs::read(path).map_err(|source| crate::cache::CacheError::TlsCa {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )
+            }
+            None => None,
+        };
+        crate::cache::Cache::connect(self.cache_url.expose(), self.cache_timeout(), ca)
     }
 }
 

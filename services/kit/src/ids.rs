@@ -14,6 +14,19 @@ pub fn random_alphanumeric(len: usize) -> String {
         .collect()
 }
 
+/// Lower-case hex SHA-256 of `value`: how a secret or personal value (a session token, an
+/// email address) appears in a cache key, so reading the cache reveals neither.
+pub fn sha256_hex(value: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(value.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
+        hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 0xf)]));
+    }
+    hex
+}
+
 /// A new 32-character id.
 pub fn new_id() -> String {
     random_alphanumeric(32)

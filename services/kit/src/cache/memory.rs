@@ -3,8 +3,9 @@
 //! client address and path), so it is built to stay small and fast whatever they send:
 //!
 //! - [`SHARDS`] independently locked shards, so one busy key does not serialise the rest;
-//! - at most `capacity` entries: a full shard first drops what has expired, then evicts an
-//!   arbitrary live entry (losing one client's window is better than growing without bound);
+//! - at most `capacity` entries: a full shard drops what has expired (at most once per
+//!   [`PRUNE_AT_MOST_EVERY`], so a flood does not scan on every insert), then evicts an arbitrary
+//!   live entry (losing one client's window is better than growing without bound);
 //! - a background sweep every [`SWEEP_EVERY`] removes expired entries one shard at a time, so no
 //!   request ever pays for a scan of the whole map.
 
@@ -17,6 +18,7 @@ pub const SHARDS: usize = 64;
 /// Entries kept at most, across all shards, unless told otherwise.
 pub const DEFAULT_CAPACITY: usize = 131_072;
 pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
+pub const PRUNE_AT_MOST_EVERY: Duration = Duration::from_secs(1);
 
 enum Value {
     Bytes(Arc<[u8]>),
@@ -29,7 +31,19 @@ struct Entry {
     expires: Instant,
 }
 
-type Shard = HashMap<Box<str>, Entry>;
+struct Shard {
+    entries: HashMap<Box<str>, Entry>,
+    pruned_at: Option<Instant>,
+}
+
+impl Shard {
+    fn prune(&mut self, now: Instant) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|_, entry| entry.expires > now);
+        self.pruned_at = Some(now);
+        before - self.entries.len()
+    }
+}
 
 pub struct MemoryCache {
     shards: Box<[Mutex<Shard>]>,
@@ -47,7 +61,14 @@ impl MemoryCache {
     pub fn with_capacity(capacity: usize) -> Self {
         let per_shard = capacity.div_ceil(SHARDS).max(1);
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        entries: HashMap::new(),
+                        pruned_at: None,
+                    })
+                })
+                .collect(),
             // Seeded per process: a client cannot aim its keys at one shard.
             hasher: RandomState::new(),
             per_shard,
@@ -77,7 +98,7 @@ impl MemoryCache {
     pub fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).len())
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).entries.len())
             .sum()
     }
 
@@ -95,10 +116,7 @@ impl MemoryCache {
         let now = Instant::now();
         let mut removed = 0;
         for shard in self.shards.iter() {
-            let mut shard = shard.lock().unwrap_or_else(|p| p.into_inner());
-            let before = shard.len();
-            shard.retain(|_, entry| entry.expires > now);
-            removed += before - shard.len();
+            removed += shard.lock().unwrap_or_else(|p| p.into_inner()).prune(now);
         }
         removed
     }
@@ -106,13 +124,13 @@ impl MemoryCache {
     pub fn get(&self, key: &str) -> Option<Vec<u8>> {
         let mut shard = self.shard(key);
         let now = Instant::now();
-        match shard.get(key) {
+        match shard.entries.get(key) {
             Some(Entry {
                 value: Value::Bytes(bytes),
                 expires,
             }) if *expires > now => Some(bytes.to_vec()),
             Some(entry) if entry.expires <= now => {
-                shard.remove(key);
+                shard.entries.remove(key);
                 None
             }
             _ => None,
@@ -126,7 +144,11 @@ impl MemoryCache {
 
     pub fn set_if_absent(&self, key: &str, value: &[u8], ttl: Duration) -> bool {
         let mut shard = self.shard(key);
-        if shard.get(key).is_some_and(|e| e.expires > Instant::now()) {
+        if shard
+            .entries
+            .get(key)
+            .is_some_and(|e| e.expires > Instant::now())
+        {
             return false;
         }
         self.insert(&mut shard, key, Value::Bytes(value.into()), ttl);
@@ -135,7 +157,7 @@ impl MemoryCache {
 
     pub fn set_unless(&self, key: &str, guard: &[u8], value: &[u8], ttl: Duration) -> bool {
         let mut shard = self.shard(key);
-        let guarded = shard.get(key).is_some_and(|e| {
+        let guarded = shard.entries.get(key).is_some_and(|e| {
             e.expires > Instant::now()
                 && matches!(&e.value, Value::Bytes(b) if b.starts_with(guard))
         });
@@ -147,7 +169,7 @@ impl MemoryCache {
     }
 
     pub fn delete(&self, key: &str) {
-        self.shard(key).remove(key);
+        self.shard(key).entries.remove(key);
     }
 
     /// Counts a hit in the fixed window `key`; returns the count and the time the window has
@@ -155,7 +177,7 @@ impl MemoryCache {
     pub fn hit_window(&self, key: &str, window: Duration) -> (u64, Duration) {
         let now = Instant::now();
         let mut shard = self.shard(key);
-        if let Some(entry) = shard.get_mut(key)
+        if let Some(entry) = shard.entries.get_mut(key)
             && entry.expires > now
             && let Value::Window(count) = &mut entry.value
         {
@@ -168,17 +190,22 @@ impl MemoryCache {
 
     fn insert(&self, shard: &mut Shard, key: &str, value: Value, ttl: Duration) {
         let now = Instant::now();
-        if shard.len() >= self.per_shard && !shard.contains_key(key) {
-            shard.retain(|_, e| e.expires > now);
-            if shard.len() >= self.per_shard {
-                let victim = shard.keys().next().cloned();
+        if shard.entries.len() >= self.per_shard && !shard.entries.contains_key(key) {
+            if shard
+                .pruned_at
+                .is_none_or(|at| now.duration_since(at) >= PRUNE_AT_MOST_EVERY)
+            {
+                shard.prune(now);
+            }
+            if shard.entries.len() >= self.per_shard {
+                let victim = shard.entries.keys().next().cloned();
                 if let Some(victim) = victim {
-                    shard.remove(&victim);
+                    shard.entries.remove(&victim);
                     metrics::counter!("memory_cache_evictions_total").increment(1);
                 }
             }
         }
-        shard.insert(
+        shard.entries.insert(
             key.into(),
             Entry {
                 value,

@@ -15,8 +15,13 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
-    #[error("unsupported cache URL {0:?}: expected memory:// or redis://")]
+    #[error("unsupported cache URL {0:?}: expected memory://, redis:// or rediss://")]
     UnsupportedUrl(String),
+    #[error("CACHE_TLS_CA_FILE {path}: {source}")]
+    TlsCa {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("redis: {0}")]
     Redis(#[from] ::redis::RedisError),
     #[error("redis did not answer within {0:?}")]
@@ -34,10 +39,22 @@ pub enum Cache {
 impl Cache {
     /// `memory://` or `redis://host:port/db`. Redis connects lazily and reconnects by itself.
     pub fn from_url(url: &str, timeout: Duration) -> Result<Self, CacheError> {
+        Self::connect(url, timeout, None)
+    }
+
+    /// [`from_url`](Self::from_url), with the PEM roots that verify a `rediss://` server
+    /// (`None`: the system's).
+    pub fn connect(
+        url: &str,
+        timeout: Duration,
+        tls_ca: Option<Vec<u8>>,
+    ) -> Result<Self, CacheError> {
         if url.starts_with("memory://") {
             Ok(Cache::Memory(MemoryCache::spawn(memory::DEFAULT_CAPACITY)))
         } else if url.starts_with("redis://") || url.starts_with("rediss://") {
-            Ok(Cache::Redis(Arc::new(RedisCache::new(url, timeout)?)))
+            Ok(Cache::Redis(Arc::new(RedisCache::new(
+                url, timeout, tls_ca,
+            )?)))
         } else {
             Err(CacheError::UnsupportedUrl(crate::config::redact_url(url)))
         }

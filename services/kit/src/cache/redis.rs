@@ -30,9 +30,19 @@ pub struct RedisCache {
 }
 
 impl RedisCache {
-    pub fn new(url: &str, timeout: Duration) -> Result<Self, CacheError> {
+    pub fn new(url: &str, timeout: Duration, tls_ca: Option<Vec<u8>>) -> Result<Self, CacheError> {
+        let client = match tls_ca {
+            Some(root_cert) => redis::Client::build_with_tls(
+                url,
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root_cert),
+                },
+            )?,
+            None => redis::Client::open(url)?,
+        };
         Ok(Self {
-            client: redis::Client::open(url)?,
+            client,
             connection: RwLock::new(None),
             pending_deletes: tokio::sync::Mutex::new(Vec::new()),
             has_pending: AtomicBool::new(false),
@@ -43,8 +53,11 @@ impl RedisCache {
     }
 
     pub fn describe(&self) -> String {
-        let info = self.client.get_connection_info();
-        format!("redis://{}", info.addr())
+        let addr = self.client.get_connection_info().addr();
+        match addr {
+            redis::ConnectionAddr::TcpTls { .. } => format!("rediss://{addr}"),
+            _ => format!("redis://{addr}"),
+        }
     }
 
     /// Whether calls are currently refused without trying Redis.
@@ -304,7 +317,7 @@ fn is_outage(error: &CacheError) -> bool {
                 || error.is_timeout()
                 || error.is_unrecoverable_error()
         }
-        CacheError::UnsupportedUrl(_) => false,
+        CacheError::UnsupportedUrl(_) | CacheError::TlsCa { .. } => false,
     }
 }
 

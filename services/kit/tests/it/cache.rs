@@ -193,3 +193,148 @@ async fn a_password_protected_redis_is_used_with_the_url_credentials() {
         .await
         .unwrap();
 }
+
+/// A Redis of our own serving TLS only, with a certificate from a private CA made for the
+/// test (Debian's redis-server is built with TLS; `openssl` makes the certificates).
+struct TlsRedis {
+    port: u16,
+    dir: std::path::PathBuf,
+    process: std::process::Child,
+}
+
+impl Drop for TlsRedis {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn run(command: &mut std::process::Command) {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("{command:?} cannot run (is it installed?): {e}"));
+    assert!(output.status.success(), "{command:?}: {output:?}");
+}
+
+fn tls_redis() -> TlsRedis {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("gatehouse-tls-redis-{}", random_alphanumeric(8)));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).display().to_string();
+    run(Command::new("openssl").args([
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=test-ca",
+        "-keyout",
+        &path("ca.key"),
+        "-out",
+        &path("ca.pem"),
+    ]));
+    run(Command::new("openssl").args([
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=localhost",
+        "-keyout",
+        &path("server.key"),
+        "-out",
+        &path("server.csr"),
+    ]));
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    run(Command::new("openssl").args([
+        "x509",
+        "-req",
+        "-in",
+        &path("server.csr"),
+        "-CA",
+        &path("ca.pem"),
+        "-CAkey",
+        &path("ca.key"),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        &path("san.ext"),
+        "-out",
+        &path("server.pem"),
+    ]));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let process = Command::new("redis-server")
+        .args([
+            "--port",
+            "0",
+            "--tls-port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--tls-cert-file",
+            &path("server.pem"),
+            "--tls-key-file",
+            &path("server.key"),
+            "--tls-ca-cert-file",
+            &path("ca.pem"),
+            "--tls-auth-clients",
+            "no",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            &dir.display().to_string(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("redis-server is required for this test");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    TlsRedis { port, dir, process }
+}
+
+#[tokio::test]
+async fn rediss_urls_verify_the_server_against_the_configured_ca() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let server = tls_redis();
+    let url = format!("rediss://localhost:{}", server.port);
+    let ca = std::fs::read(server.dir.join("ca.pem")).unwrap();
+    let cache = Cache::connect(&url, Duration::from_secs(2), Some(ca)).unwrap();
+    assert!(
+        cache.describe().starts_with("rediss://"),
+        "{}",
+        cache.describe()
+    );
+    let k = key();
+    cache
+        .set(&k, b"over tls", Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        cache.get(&k).await.unwrap().as_deref(),
+        Some(&b"over tls"[..])
+    );
+    let untrusting = Cache::connect(&url, Duration::from_secs(2), None).unwrap();
+    assert!(
+        untrusting.get(&k).await.is_err(),
+        "a server whose certificate the system roots do not vouch for is refused"
+    );
+}

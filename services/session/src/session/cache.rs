@@ -16,7 +16,7 @@ use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as pb;
 use hmac::{KeyInit, Mac};
 use prost::Message;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
 use super::Session;
@@ -49,17 +49,8 @@ pub struct SessionCache {
 
 /// `session:<hex SHA-256 of the token>`.
 pub fn key(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    let mut key = String::with_capacity(8 + 64);
-    key.push_str("session:");
-    for byte in digest {
-        key.push(char::from(HEX[usize::from(byte >> 4)]));
-        key.push(char::from(HEX[usize::from(byte & 0xf)]));
-    }
-    key
+    format!("session:{}", gatehouse_kit::ids::sha256_hex(token))
 }
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl SessionCache {
     pub fn new(cache: Cache, ttl: Duration, mac_key: [u8; 32]) -> Self {
