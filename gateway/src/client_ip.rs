@@ -1,5 +1,5 @@
-//! The client's IP address, decided once per request by [`layer`]: the rate limiter counts
-//! under it and a new session records it, so both always see the same address.
+//! The client's IP address, decided once per request (by `extract::request_context`): the rate
+//! limiter counts under it and a new session records it, so both always see the same address.
 //!
 //! - Without `TRUSTED_PROXIES` (the default) the TCP peer is the client and every forwarding
 //!   header is ignored. better-auth believes a single-hop `x-forwarded-for`; that lets a client
@@ -11,12 +11,7 @@
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
 
-use axum::extract::{ConnectInfo, Request, State};
 use axum::http::HeaderMap;
-use axum::middleware::Next;
-use axum::response::Response;
-
-use crate::state::AppState;
 
 /// This request's client address (`None` only when the server was started without peer
 /// addresses, as in some tests).
@@ -35,17 +30,6 @@ impl ClientIp {
     pub fn recorded(self) -> String {
         self.0.map(|ip| ip.to_string()).unwrap_or_default()
     }
-}
-
-/// Decides [`ClientIp`] for every request under `/api/auth`, before routing.
-pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0);
-    let ip = client_ip(request.headers(), peer, &state.config.trusted_proxies);
-    request.extensions_mut().insert(ClientIp(ip));
-    next.run(request).await
 }
 
 /// An address or network: `10.0.0.7`, `10.0.0.0/8`, `fd00::/8`.

@@ -21,8 +21,6 @@ pub mod session_cookies;
 pub mod state;
 pub mod wire;
 
-use std::sync::Arc;
-
 use gatehouse_kit::client::lazy_channel;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
@@ -48,21 +46,21 @@ pub enum GatewayError {
 pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
     let cache = config.backends.cache()?;
     let identity = lazy_channel(&config.identity_url, &config.service_token)?;
-    Ok(state::AppState {
-        trusted: Arc::new(origin::TrustedOrigins::new(config.trusted_origins.clone())),
-        cookies: Arc::new(cookies::CookieJar::new(&config.cookies)),
-        rate_limiter: Arc::new(rate_limit::RateLimiter::new(
+    Ok(state::AppState::new(state::Shared {
+        trusted: origin::TrustedOrigins::new(config.trusted_origins.clone()),
+        cookies: cookies::CookieJar::new(&config.cookies),
+        rate_limiter: rate_limit::RateLimiter::new(
             config.rate_limit.clone(),
             cache,
             config.backends.cache_timeout(),
-        )),
+        ),
         email_password: EmailPasswordServiceClient::new(identity),
         sessions: SessionServiceClient::new(lazy_channel(
             &config.session_url,
             &config.service_token,
         )?),
-        config: Arc::new(config),
-    })
+        config,
+    }))
 }
 
 /// The whole HTTP surface.

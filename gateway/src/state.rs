@@ -1,6 +1,8 @@
 //! What every handler shares: configuration, the gRPC clients, cookie settings, trusted origins
-//! and the rate limiter.
+//! and the rate limiter. Cloned for every request (by the router and the policy guard), so a
+//! clone is one reference count.
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use gatehouse_kit::client::ServiceChannel;
@@ -13,11 +15,27 @@ use crate::origin::TrustedOrigins;
 use crate::rate_limit::RateLimiter;
 
 #[derive(Clone)]
-pub struct AppState {
-    pub config: Arc<GatewayConfig>,
-    pub trusted: Arc<TrustedOrigins>,
-    pub cookies: Arc<CookieJar>,
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
+    pub config: GatewayConfig,
+    pub trusted: TrustedOrigins,
+    pub cookies: CookieJar,
     pub email_password: EmailPasswordServiceClient<ServiceChannel>,
     pub sessions: SessionServiceClient<ServiceChannel>,
-    pub rate_limiter: Arc<RateLimiter>,
+    pub rate_limiter: RateLimiter,
+}
+
+impl AppState {
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }

@@ -10,9 +10,9 @@ mod session;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use axum::Router;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Router};
 use utoipa::openapi::OpenApi;
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 
@@ -82,12 +82,10 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(move |state: State<AppState>, request: Request| {
             wrong_method(state, rules.clone(), request)
         })
-        .layer(axum::middleware::from_fn(crate::extract::response_cookies))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            crate::client_ip::layer,
+            crate::extract::request_context,
         ))
-        .layer(Extension(state.clone()))
         .with_state(state);
     Router::new()
         .nest(crate::BASE_PATH, auth)

@@ -215,8 +215,9 @@ async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
     }
     let app = axum::Router::new()
         .route("/whoami", get(whoami))
-        .layer(axum::middleware::from_fn(
-            gatehouse_gateway::extract::response_cookies,
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            gatehouse_gateway::extract::request_context,
         ))
         .with_state(state);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
