@@ -109,16 +109,17 @@ pub fn client_ip(
 /// Every `x-forwarded-for` entry, in order, across all header lines (proxies may add their own
 /// line rather than extend the first). Entries may carry a port (`1.2.3.4:5678`, `[::1]:80`);
 /// unreadable ones (`unknown`) are `None`.
+/// Read byte-wise, entry by entry: a line holding one non-ASCII entry (which a client can add
+/// to the left of what its proxy appends) must not make the proxy's own entries unreadable.
 fn forwarded_hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
     headers
         .get_all("x-forwarded-for")
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|line| line.split(','))
-        .map(str::trim)
-        .filter(|hop| !hop.is_empty())
+        .flat_map(|line| line.as_bytes().split(|byte| *byte == b','))
+        .map(|hop| std::str::from_utf8(hop).map(str::trim))
+        .filter(|hop| hop.as_ref().map_or(true, |hop| !hop.is_empty()))
         .map(|hop| {
-            let hop = hop.trim_matches('"');
+            let hop = hop.ok()?.trim_matches('"');
             hop.parse::<IpAddr>()
                 .ok()
                 .or_else(|| hop.parse::<SocketAddr>().ok().map(|s| s.ip()))
@@ -224,6 +225,22 @@ mod tests {
                 &proxies
             ),
             Some(proxy.ip())
+        );
+    }
+
+    #[test]
+    fn a_client_written_non_ascii_entry_does_not_hide_the_proxys_entries() {
+        let proxies: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let proxy: SocketAddr = "10.0.0.5:80".parse().unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-forwarded-for",
+            axum::http::HeaderValue::from_bytes(b"\xff\xfe, 203.0.113.9").unwrap(),
+        );
+        assert_eq!(
+            client_ip(&h, Some(proxy), &proxies),
+            Some("203.0.113.9".parse().unwrap()),
+            "the entry the proxy appended still counts"
         );
     }
 

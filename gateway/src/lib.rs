@@ -79,6 +79,15 @@ pub async fn run(
     let limits = config.http;
     let app = app(config)?;
     tracing::info!(addr = %listener.local_addr()?, "gateway serving {BASE_PATH}");
-    gatehouse_kit::listener::serve(listener, app, limits, error::request_timeout, shutdown).await?;
+    gatehouse_kit::server::report_serving(&[]).await;
+    gatehouse_kit::listener::serve(
+        listener,
+        app,
+        gatehouse_kit::listener::Protocol::Http1,
+        limits,
+        error::request_timeout,
+        shutdown,
+    )
+    .await?;
     Ok(())
 }

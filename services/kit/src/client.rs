@@ -39,6 +39,10 @@ pub fn lazy_channel(
         .connect_timeout(Duration::from_secs(2))
         .timeout(Duration::from_secs(10))
         .tcp_nodelay(true)
+        // Pings keep an idle channel alive through the server's HTTP_IDLE_TIMEOUT_MS (and
+        // notice a dead peer), so a call never lands on a connection being closed for idling.
+        .http2_keep_alive_interval(Duration::from_secs(20))
+        .keep_alive_while_idle(true)
         .connect_lazy();
     // A header value is valid metadata: the conversion cannot fail for a token we accepted.
     let mut authorization = MetadataValue::try_from(token.header().as_bytes())

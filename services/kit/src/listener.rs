@@ -3,12 +3,15 @@
 //! `axum::serve` has none of them, so a client sending one header byte per second, or a
 //! thousand idle connections, would hold the server for as long as it liked.
 //!
-//! - **Header timeout** (`HTTP_HEADER_TIMEOUT_MS`): from a request's first byte to its complete
-//!   head. Not applied to HTTP/2 (gRPC), whose frames arrive between requests.
+//! - **Header timeout** (`HTTP_HEADER_TIMEOUT_MS`): from accepting a connection, or from a
+//!   request's first byte, to its complete head. HTTP/2 (the gRPC listeners only: the public and
+//!   operations listeners speak HTTP/1 alone) gets it for its preface; its frames arrive between
+//!   requests, so after that only the idle timeout applies.
 //! - **Request timeout** (`HTTP_REQUEST_TIMEOUT_MS`): the handler, body reading included; the
 //!   listener's own timeout response is sent instead.
 //! - **Idle timeout** (`HTTP_IDLE_TIMEOUT_MS`): a kept-alive connection with no request in flight
-//!   and no bytes moving is closed.
+//!   and no bytes moving is shut down gracefully (HTTP/2: GOAWAY). The services' clients ping
+//!   idle channels more often than this, so healthy internal channels are never cut.
 //! - **Connection limit** (`HTTP_MAX_CONNECTIONS`): past it, new connections wait in the
 //!   kernel's backlog until one closes.
 //!
@@ -30,7 +33,6 @@ use axum::response::Response;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -97,18 +99,39 @@ impl HttpLimits {
 /// What a listener answers when a request outlives the request timeout.
 pub type TimeoutResponse = fn() -> Response;
 
+/// Which HTTP a listener speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// The public and operations listeners: browsers and probes speak HTTP/1.1 (TLS and HTTP/2
+    /// end at the ingress), and refusing h2c closes HTTP/2's slow-client gaps there.
+    Http1,
+    /// gRPC (HTTP/2 with prior knowledge).
+    Http2,
+    /// Either, told apart by the HTTP/2 preface: the operations listener (HTTP probes and
+    /// gRPC health checks; loopback or cluster-internal).
+    Both,
+}
+
+/// How long a connection told to close may take to finish what it is doing.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
 /// Serves `app` on `listener` under `limits` until `shutdown`, then lets in-flight requests
 /// finish. Requests carry `ConnectInfo<SocketAddr>`.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
+    protocol: Protocol,
     limits: HttpLimits,
     on_timeout: TimeoutResponse,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.http_max_connections));
-    let graceful = GracefulShutdown::new();
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder = match protocol {
+        Protocol::Http1 => builder.http1_only(),
+        Protocol::Http2 => builder.http2_only(),
+        Protocol::Both => builder,
+    };
     loop {
         let slot = tokio::select! {
             slot = slots.clone().acquire_owned() => slot,
@@ -131,7 +154,7 @@ pub async fn serve(
             // Without it, small responses wait for the peer's delayed ACK (p99 +39 ms measured).
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let activity = Arc::new(Activity::new());
+        let activity = Arc::new(Activity::new(protocol));
         let io = TokioIo::new(Watched {
             stream,
             activity: activity.clone(),
@@ -146,25 +169,36 @@ pub async fn serve(
         let connection = builder
             .serve_connection(io, TowerToHyperService::new(service))
             .into_owned();
-        let served = graceful.watch(connection);
+        let shutdown = shutdown.clone();
         tokio::spawn(async move {
             let _slot = slot;
-            tokio::select! {
-                result = served => {
+            let mut connection = std::pin::pin!(connection);
+            let reason = tokio::select! {
+                result = connection.as_mut() => {
                     if let Err(error) = result {
                         tracing::debug!(%error, %peer, "connection ended with an error");
                     }
+                    return;
                 }
-                reason = activity.watchdog(limits) => {
-                    metrics::counter!("http_connections_timed_out_total", "reason" => reason)
-                        .increment(1);
-                    tracing::debug!(%peer, reason, "connection closed");
-                }
+                reason = activity.watchdog(limits) => reason,
+                () = shutdown.cancelled() => "shutdown",
+            };
+            metrics::counter!("http_connections_closed_total", "reason" => reason).increment(1);
+            tracing::debug!(%peer, reason, "closing connection");
+            if reason == "header" {
+                // A head that never completes: nothing to finish, and hyper would wait for it.
+                return;
             }
+            // Finish the request in flight (if any), then close: HTTP/1 answers with
+            // `Connection: close`, HTTP/2 sends GOAWAY. A connection that will not finish
+            // within the grace period is dropped.
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(CLOSE_GRACE, connection).await;
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    // Every connection holds a slot until it has closed: having them all means drained.
+    let _ = slots.acquire_many(limits.http_max_connections as u32).await;
     Ok(())
 }
 
@@ -177,22 +211,26 @@ struct Activity {
     /// Milliseconds since `epoch` (plus one, so 0 means none) of the first byte of a request
     /// head that has not been dispatched yet.
     head_started: AtomicU64,
-    /// Seen the HTTP/2 preface: no header timeout.
+    /// An HTTP/2 connection: the header timeout covers only its preface.
     http2: AtomicBool,
-    /// Bytes seen so far, up to the length of the HTTP/2 preface.
+    /// Bytes an HTTP/2 connection has sent (until its preface is complete).
     seen: AtomicUsize,
+    /// HTTP/1 or HTTP/2, as the first bytes say.
+    detect_http2: bool,
 }
 
-const H2_PREFACE_START: &[u8] = b"PRI * HTTP/2.0";
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 impl Activity {
-    fn new() -> Self {
+    fn new(protocol: Protocol) -> Self {
         Self {
             epoch: Instant::now(),
             in_flight: AtomicUsize::new(0),
             last_io: AtomicU64::new(0),
-            head_started: AtomicU64::new(0),
-            http2: AtomicBool::new(false),
+            // The first head (or HTTP/2 preface) is due from the moment of accepting.
+            head_started: AtomicU64::new(1),
+            http2: AtomicBool::new(protocol == Protocol::Http2),
+            detect_http2: protocol == Protocol::Both,
             seen: AtomicUsize::new(0),
         }
     }
@@ -204,13 +242,22 @@ impl Activity {
     fn read(&self, bytes: &[u8]) {
         let now = self.now();
         self.last_io.store(now, Ordering::Relaxed);
-        let seen = self.seen.load(Ordering::Relaxed);
-        if seen == 0 && bytes.starts_with(H2_PREFACE_START) {
-            self.http2.store(true, Ordering::Relaxed);
+        if self.detect_http2 && self.seen.load(Ordering::Relaxed) == 0 {
+            self.http2
+                .store(bytes.starts_with(&H2_PREFACE[..4]), Ordering::Relaxed);
         }
-        self.seen
-            .store(seen.saturating_add(bytes.len()), Ordering::Relaxed);
-        if self.in_flight.load(Ordering::Acquire) == 0 && !self.http2.load(Ordering::Relaxed) {
+        if self.http2.load(Ordering::Relaxed) {
+            // The preface is the first thing an HTTP/2 client sends: once it is here, frames
+            // between requests are normal and only the idle timeout applies.
+            if self.head_started.load(Ordering::Acquire) != 0 {
+                let seen = self.seen.fetch_add(bytes.len(), Ordering::Relaxed) + bytes.len();
+                if seen >= H2_PREFACE.len() {
+                    self.head_started.store(0, Ordering::Release);
+                }
+            }
+            return;
+        }
+        if self.in_flight.load(Ordering::Acquire) == 0 {
             let _ =
                 self.head_started
                     .compare_exchange(0, now + 1, Ordering::AcqRel, Ordering::Relaxed);

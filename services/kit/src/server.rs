@@ -80,7 +80,9 @@ fn health() -> &'static (tonic_health::server::HealthReporter, HealthServer) {
     })
 }
 
-/// Marks `names` (gRPC service names) serving, and the process overall.
+/// Marks `names` (gRPC service names) serving, and the process overall: called once a part
+/// really serves (after its migrations), so a probe never sees a process that is still
+/// starting as ready.
 pub async fn report_serving(names: &[&'static str]) {
     let reporter = &health().0;
     for name in names {
@@ -94,8 +96,8 @@ pub async fn report_serving(names: &[&'static str]) {
 }
 
 /// The operations listener's routes: Prometheus `/metrics`, `GET /healthz` (200 while the
-/// process runs) and the gRPC health service (`grpc.health.v1`: the process overall, and each
-/// gRPC service by name once it serves), for probes. Never on a public port: it shows
+/// process runs: liveness) and the gRPC health service (`grpc.health.v1`: the process overall
+/// and each gRPC service by name, `SERVING` once it serves: readiness), for probes. Never on a public port: it shows
 /// internals and answers anyone.
 pub fn operations_router() -> Router {
     tonic::service::Routes::new(health().1.clone())
@@ -112,10 +114,10 @@ pub async fn serve_operations(
 ) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "serving /metrics, /healthz and gRPC health");
-    report_serving(&[]).await;
     crate::listener::serve(
         listener,
         operations_router(),
+        crate::listener::Protocol::Both,
         limits,
         crate::listener::request_timeout_response,
         shutdown,
@@ -145,6 +147,7 @@ pub async fn serve_grpc(
     crate::listener::serve(
         listener,
         router,
+        crate::listener::Protocol::Http2,
         limits,
         crate::listener::grpc_timeout_response,
         shutdown,

@@ -119,10 +119,10 @@ async fn sessions_survive_a_redis_outage_and_the_cache_returns() {
     );
 
     // An entry written by someone else (without the MAC key) is ignored: the database answers.
-    let mut forged = gatehouse_proto::session::v1::GetSessionResponse::decode(&cached[32..])
-        .expect("MAC, then the protobuf entry");
+    let mut forged = gatehouse_proto::session::v1::GetSessionResponse::decode(&cached[40..])
+        .expect("MAC, the time it was written, then the protobuf entry");
     forged.user.as_mut().unwrap().name = "Forged in Redis".into();
-    let mut forged_bytes = cached[..32].to_vec();
+    let mut forged_bytes = cached[..40].to_vec();
     forged_bytes.extend(forged.encode_to_vec());
     let _: () = redis::cmd("SET")
         .arg(&key)

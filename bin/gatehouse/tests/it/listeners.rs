@@ -100,7 +100,13 @@ async fn a_body_that_never_arrives_gets_408_after_the_request_timeout() {
 
 #[tokio::test]
 async fn past_the_connection_limit_new_clients_wait_for_a_free_slot() {
-    let stack = Stack::start(&[("HTTP_MAX_CONNECTIONS", "2")]).await;
+    // A short idle timeout closes the test client's own pooled connection first.
+    let stack = Stack::start(&[
+        ("HTTP_MAX_CONNECTIONS", "2"),
+        ("HTTP_IDLE_TIMEOUT_MS", "300"),
+    ])
+    .await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
     let addr = gateway(&stack);
     let mut held = Vec::new();
     for _ in 0..2 {
@@ -126,4 +132,43 @@ async fn past_the_connection_limit_new_clients_wait_for_a_free_slot() {
         .expect("served once a slot is free")
         .unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+}
+
+#[tokio::test]
+async fn the_grpc_ports_give_a_preface_the_header_timeout_too() {
+    let stack = Stack::start(&[("HTTP_HEADER_TIMEOUT_MS", "1000")]).await;
+    for addr in [stack.identity_addr, stack.session_addr] {
+        let mut silent = TcpStream::connect(addr).await.unwrap();
+        assert!(
+            closed_within(&mut silent, Duration::from_secs(10))
+                .await
+                .is_some(),
+            "{addr}: a connection that never speaks is closed"
+        );
+        let mut partial = TcpStream::connect(addr).await.unwrap();
+        partial.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+        assert!(
+            closed_within(&mut partial, Duration::from_secs(10))
+                .await
+                .is_some(),
+            "{addr}: a preface that never completes is cut off"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_public_port_speaks_http1_only() {
+    let stack = Stack::start(&[]).await;
+    let mut h2c = TcpStream::connect(gateway(&stack)).await.unwrap();
+    h2c.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    let answer = closed_within(&mut h2c, Duration::from_secs(10))
+        .await
+        .expect("closed");
+    let text = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || text.starts_with("HTTP/1.1 4"),
+        "no HTTP/2 session: {text:?}"
+    );
 }

@@ -80,18 +80,27 @@ async fn the_public_port_and_the_grpc_ports_do_not_serve_metrics() {
         "the public port serves /api/auth only"
     );
     for addr in [stack.identity_addr, stack.session_addr] {
-        let reply = stack
+        // The gRPC ports speak HTTP/2 only, and only to callers with the service token.
+        let http1 = stack
             .http
+            .get(format!("http://{addr}/metrics"))
+            .send()
+            .await;
+        assert!(http1.is_err(), "{addr}: no HTTP/1 answer at all");
+        let h2 = reqwest::Client::builder()
+            .http2_prior_knowledge()
+            .build()
+            .unwrap()
             .get(format!("http://{addr}/metrics"))
             .send()
             .await
             .unwrap();
         assert_eq!(
-            reply.headers().get("grpc-status").map(|v| v.as_bytes()),
+            h2.headers().get("grpc-status").map(|v| v.as_bytes()),
             Some(&b"16"[..]),
             "{addr}: refused as UNAUTHENTICATED before any route"
         );
-        let body = reply.text().await.unwrap();
+        let body = h2.text().await.unwrap();
         assert!(!body.contains("password_hash"), "{addr}: {body}");
     }
 }

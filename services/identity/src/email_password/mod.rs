@@ -61,24 +61,27 @@ impl EmailPassword {
     }
 
     /// Refuses before any hash is queued while the account waits out its delay.
-    async fn admit(&self, email: &str) -> Result<(), IdentityError> {
-        if let Some(throttle) = &self.throttle
-            && let Some(left) = throttle.wait_left(email).await
-        {
-            metrics::counter!("sign_in_refused_total", "why" => "account").increment(1);
-            return Err(IdentityError::Refused(
-                base::TOO_MANY_REQUESTS.with_retry_after(left.as_secs_f64().ceil() as u64),
-            ));
+    async fn admit(&self, email: &str) -> Result<Option<throttle::Attempt>, IdentityError> {
+        let Some(throttle) = &self.throttle else {
+            return Ok(None);
+        };
+        match throttle.admit(email).await {
+            Ok(attempt) => Ok(Some(attempt)),
+            Err(left) => {
+                metrics::counter!("sign_in_refused_total", "why" => "account").increment(1);
+                Err(IdentityError::Refused(
+                    base::TOO_MANY_REQUESTS.with_retry_after(left.as_secs_f64().ceil() as u64),
+                ))
+            }
         }
-        Ok(())
     }
 
-    async fn record(&self, email: &str, succeeded: bool) {
-        if let Some(throttle) = &self.throttle {
+    async fn record(&self, email: &str, attempt: Option<throttle::Attempt>, succeeded: bool) {
+        if let (Some(throttle), Some(attempt)) = (&self.throttle, attempt) {
             if succeeded {
                 throttle.succeeded(email).await;
             } else {
-                throttle.failed(email).await;
+                throttle.failed(email, attempt).await;
             }
         }
     }
@@ -134,7 +137,7 @@ impl EmailPassword {
         if password.chars().count() > self.max_password {
             return Err(base::PASSWORD_TOO_LONG.into());
         }
-        self.admit(&email).await?;
+        let attempt = self.admit(&email).await?;
         let credential = store::find_credential(&self.db, &email).await?;
         let found = credential.and_then(|c| match (c.account_row_id, c.password_hash) {
             (Some(account), Some(hash)) => Some((c.user, account, hash)),
@@ -144,14 +147,14 @@ impl EmailPassword {
             self.hasher
                 .verify_dummy_within(password, self.sign_in_budget)
                 .await?;
-            self.record(&email, false).await;
+            self.record(&email, attempt, false).await;
             return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
         };
         let verification = self
             .hasher
             .verify_within(password, &stored, self.sign_in_budget)
             .await?;
-        self.record(&email, verification.valid).await;
+        self.record(&email, attempt, verification.valid).await;
         if !verification.valid {
             return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
         }

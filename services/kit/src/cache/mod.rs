@@ -134,6 +134,18 @@ impl Cache {
         }
     }
 
+    /// Removes a key if the cache can be reached now; nothing is remembered for later (for
+    /// keys whose survival through an outage is harmless, unlike a revoked session's).
+    pub async fn delete_soon(&self, key: &str) -> Result<(), CacheError> {
+        match self {
+            Cache::Memory(memory) => {
+                memory.delete(key);
+                Ok(())
+            }
+            Cache::Redis(redis) => redis.delete_soon(key).await,
+        }
+    }
+
     /// Counts a hit in the fixed window `key` lasting `window` from its first hit; returns the
     /// count so far and how long the window has left (rate limiting).
     pub async fn hit_window(

@@ -14,6 +14,11 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use super::CacheError;
 
 const KEY_PREFIX: &str = "gatehouse:";
+/// Deferred deletes are replayed this many keys per command, each within the timeout.
+const REPLAY_CHUNK: usize = 500;
+/// Deferred deletes kept at most; past it, the oldest outage's work would exceed what a probe
+/// can replay, so later deletes are counted as lost (`cache_deletes_lost_total`) and logged.
+const MAX_PENDING_DELETES: usize = 200_000;
 pub const FIRST_PROBE: Duration = Duration::from_millis(200);
 pub const LAST_PROBE: Duration = Duration::from_secs(5);
 
@@ -21,7 +26,7 @@ pub struct RedisCache {
     client: redis::Client,
     connection: RwLock<Option<ConnectionManager>>,
     /// Keys whose delete could not reach Redis (this process only; see the README).
-    pending_deletes: tokio::sync::Mutex<Vec<String>>,
+    pending_deletes: tokio::sync::Mutex<std::collections::HashSet<String>>,
     has_pending: AtomicBool,
     timeout: Duration,
     /// Open: Redis failed and the probe has not seen it answer since.
@@ -44,7 +49,7 @@ impl RedisCache {
         Ok(Self {
             client,
             connection: RwLock::new(None),
-            pending_deletes: tokio::sync::Mutex::new(Vec::new()),
+            pending_deletes: tokio::sync::Mutex::new(std::collections::HashSet::new()),
             has_pending: AtomicBool::new(false),
             timeout,
             open: AtomicBool::new(false),
@@ -107,8 +112,13 @@ impl RedisCache {
                 }
             }
         }
-        *self.probing.lock().unwrap_or_else(|p| p.into_inner()) = false;
-        self.open.store(false, Ordering::Release);
+        {
+            // Closed under the lock: a trip in between starts a new probe rather than being
+            // closed over by this one.
+            let mut probing = self.probing.lock().unwrap_or_else(|p| p.into_inner());
+            self.open.store(false, Ordering::Release);
+            *probing = false;
+        }
         metrics::gauge!("cache_circuit_open").set(0.0);
         tracing::info!("redis answers again: cache back in use");
     }
@@ -156,13 +166,16 @@ impl RedisCache {
             return Ok(());
         }
         let mut pending = self.pending_deletes.lock().await;
-        if !pending.is_empty() {
-            self.bounded(conn.del::<_, ()>(pending.as_slice())).await?;
-            tracing::info!(
-                count = pending.len(),
-                "replayed cache deletes after an outage"
-            );
-            pending.clear();
+        let total = pending.len();
+        while !pending.is_empty() {
+            let chunk: Vec<String> = pending.iter().take(REPLAY_CHUNK).cloned().collect();
+            self.bounded(conn.del::<_, ()>(chunk.as_slice())).await?;
+            for key in &chunk {
+                pending.remove(key);
+            }
+        }
+        if total > 0 {
+            tracing::info!(count = total, "replayed cache deletes after an outage");
         }
         self.has_pending.store(false, Ordering::Release);
         Ok(())
@@ -175,9 +188,14 @@ impl RedisCache {
         Ok(conn)
     }
 
-    async fn remember_deletes(&self, keys: Vec<String>) {
+    async fn remember_delete(&self, key: String) {
         let mut pending = self.pending_deletes.lock().await;
-        pending.extend(keys);
+        if pending.len() >= MAX_PENDING_DELETES && !pending.contains(&key) {
+            metrics::counter!("cache_deletes_lost_total").increment(1);
+            tracing::error!("too many cache deletes deferred during this outage; one was dropped");
+            return;
+        }
+        pending.insert(key);
         self.has_pending.store(true, Ordering::Release);
     }
 
@@ -277,9 +295,19 @@ impl RedisCache {
             })
             .await;
         if result.is_err() {
-            self.remember_deletes(vec![full]).await;
+            self.remember_delete(full).await;
         }
         result
+    }
+
+    /// A delete that is simply skipped when Redis cannot take it now.
+    pub async fn delete_soon(self: &Arc<Self>, key: &str) -> Result<(), CacheError> {
+        let full = prefixed(key);
+        self.guarded(async {
+            let mut conn = self.ready().await?;
+            self.bounded(conn.del::<_, ()>(&full)).await
+        })
+        .await
     }
 
     pub async fn hit_window(

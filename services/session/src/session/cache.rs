@@ -4,8 +4,9 @@
 //!
 //! Whoever can read or write Redis must not get sessions out of it: an entry is keyed by the
 //! SHA-256 of its token and does not contain the token, and its value carries an HMAC (with a
-//! key derived from the service token) over the key and the value, so an entry written by
-//! anyone else is ignored. Markers carry no MAC: a forged one can only sign someone out, which
+//! key derived from the service token) over the key, the time it was written and the value, so
+//! an entry written by anyone else is ignored, and so is a genuine one put back after its TTL
+//! (a copy taken before a revocation cannot bring the session back). Markers carry no MAC: a forged one can only sign someone out, which
 //! deleting keys could do as well.
 
 use std::sync::Arc;
@@ -70,17 +71,35 @@ impl SessionCache {
         mac.finalize().into_bytes().into()
     }
 
-    /// `MAC ‖ body`.
-    fn seal(&self, key: &str, body: &[u8]) -> Vec<u8> {
-        let mut sealed = self.mac(key, body).to_vec();
-        sealed.extend_from_slice(body);
+    /// `MAC ‖ sealed-at (ms, little-endian) ‖ body`.
+    fn seal(&self, key: &str, body: &[u8], now_ms: i64) -> Vec<u8> {
+        let mut stamped = now_ms.to_le_bytes().to_vec();
+        stamped.extend_from_slice(body);
+        let mut sealed = self.mac(key, &stamped).to_vec();
+        sealed.extend_from_slice(&stamped);
         sealed
     }
 
-    /// The body, if the MAC is ours for this key.
-    fn open<'a>(&self, key: &str, sealed: &'a [u8]) -> Option<&'a [u8]> {
-        let (mac, body) = sealed.split_at_checked(MAC_LEN)?;
-        bool::from(mac.ct_eq(&self.mac(key, body))).then_some(body)
+    /// The body, if the MAC is ours for this key and the entry is younger than the cache TTL.
+    fn open<'a>(&self, key: &str, sealed: &'a [u8], now_ms: i64) -> Option<&'a [u8]> {
+        let (mac, stamped) = sealed.split_at_checked(MAC_LEN)?;
+        if !bool::from(mac.ct_eq(&self.mac(key, stamped))) {
+            metrics::counter!("session_cache_forged_total").increment(1);
+            tracing::warn!("session cache entry with a wrong MAC ignored");
+            return None;
+        }
+        let (at, body) = stamped.split_at_checked(8)?;
+        let sealed_at = i64::from_le_bytes(at.try_into().ok()?);
+        let age = now_ms.saturating_sub(sealed_at);
+        if age > self.ttl.as_millis() as i64 + 1_000 {
+            metrics::counter!("session_cache_stale_total").increment(1);
+            tracing::warn!(
+                age_ms = age,
+                "session cache entry older than its TTL ignored"
+            );
+            return None;
+        }
+        Some(body)
     }
 
     pub fn inner(&self) -> &Cache {
@@ -94,9 +113,8 @@ impl SessionCache {
             // Evicted: read the database, and do not cache (the marker refuses the fill).
             Ok(Some(bytes)) if bytes.starts_with(MARKER) => Cached::Miss,
             Ok(Some(bytes)) => {
-                let Some(body) = self.open(&key, &bytes) else {
-                    metrics::counter!("session_cache_forged_total").increment(1);
-                    tracing::warn!("session cache entry with a wrong MAC ignored");
+                let now = gatehouse_kit::ids::now().timestamp_millis();
+                let Some(body) = self.open(&key, &bytes, now) else {
                     return Cached::Miss;
                 };
                 match pb::GetSessionResponse::decode(body) {
@@ -136,7 +154,7 @@ impl SessionCache {
             fresh: false,
         };
         (
-            self.seal(&key(&session.token), &entry.encode_to_vec()),
+            self.seal(&key(&session.token), &entry.encode_to_vec(), now_ms),
             Duration::from_millis(left_ms).min(self.ttl),
         )
     }
@@ -195,5 +213,42 @@ impl SessionCache {
         if let Err(error) = self.try_bury(token).await {
             tracing::warn!(%error, "session cache unreachable; eviction deferred");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache() -> SessionCache {
+        let memory = Cache::from_url("memory://", Duration::from_millis(50)).unwrap();
+        SessionCache::new(memory, Duration::from_secs(300), [9; 32])
+    }
+
+    #[test]
+    fn entries_open_only_with_their_key_and_within_their_ttl() {
+        let cache = cache();
+        let now = 1_700_000_000_000;
+        let sealed = cache.seal("session:a", b"entry", now);
+        assert_eq!(
+            cache.open("session:a", &sealed, now + 1),
+            Some(&b"entry"[..])
+        );
+        assert_eq!(
+            cache.open("session:b", &sealed, now + 1),
+            None,
+            "bound to its key"
+        );
+        assert_eq!(
+            cache.open("session:a", &sealed, now + 302_000),
+            None,
+            "a copy put back after its TTL is not believed"
+        );
+        let mut tampered = sealed.clone();
+        let last = tampered.len() - 1;
+        tampered[last] ^= 1;
+        assert_eq!(cache.open("session:a", &tampered, now + 1), None);
+        let other_key = SessionCache::new(cache.cache.clone(), Duration::from_secs(300), [8; 32]);
+        assert_eq!(other_key.open("session:a", &sealed, now + 1), None);
     }
 }
