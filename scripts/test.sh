@@ -47,3 +47,10 @@ if ! GATEHOUSE_URL="http://localhost:$port" node --test tests/conformance/*.test
   echo "--- gatehouse log ---"; cat "$data_dir/gatehouse.log"
   exit 1
 fi
+
+step "Kubernetes manifests (render, validate offline, one set per part)"
+command -v kubectl >/dev/null || { apt-get update -qq && apt-get install -y -qq kubectl >/dev/null; }
+venv="$HOME/.cache/gatehouse-k8s-venv"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install -q --disable-pip-version-check -r scripts/k8s-requirements.txt
+"$venv/bin/python" scripts/k8s-check.py "$CARGO_TARGET_DIR/debug/gatehouse"

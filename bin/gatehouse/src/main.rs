@@ -34,6 +34,19 @@ fn cli() -> Command {
         )
         .subcommand(Command::new("hash-timing").about(
             "Prints how long one argon2id password hash takes here (for capacity planning)",
+        ))
+        .subcommand(
+            Command::new("healthcheck")
+                .about("Exits 0 when a process's operations listener answers GET /healthz (for probes that cannot use HTTP)")
+                .arg(
+                    clap::Arg::new("addr")
+                        .long("addr")
+                        .default_value("127.0.0.1:9300")
+                        .help("the operations listener: GATEWAY_OPS_LISTEN, <NAME>_OPS_LISTEN"),
+                ),
+        )
+        .subcommand(Command::new("parts").about(
+            "Lists the parts a deployment runs, one per line (each needs its manifests)",
         ));
     for part in gatehouse::PARTS {
         command = command.subcommand(Command::new(part.name()).about(part.about()));
@@ -89,8 +102,23 @@ fn main() -> anyhow::Result<()> {
     let queue = matches
         .subcommand_matches("replay-dead-letters")
         .and_then(|m| m.get_one::<String>("queue").cloned());
-    if command == "hash-timing" {
-        return hash_timing();
+    match command.as_str() {
+        "hash-timing" => return hash_timing(),
+        "parts" => {
+            println!("gateway");
+            for part in gatehouse::PARTS {
+                println!("{}", part.name());
+            }
+            return Ok(());
+        }
+        "healthcheck" => {
+            let addr = matches
+                .subcommand_matches("healthcheck")
+                .and_then(|m| m.get_one::<String>("addr").cloned())
+                .unwrap_or_default();
+            return healthcheck(&addr);
+        }
+        _ => {}
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -178,6 +206,31 @@ async fn replay_dead_letters(queue: &str) -> anyhow::Result<()> {
     let count = gatehouse_kit::consumer::replay_dead_letters(&bus, queue).await?;
     println!("replayed {count} dead letters onto {queue}");
     Ok(())
+}
+
+/// `gatehouse healthcheck --addr host:port`: one plain HTTP/1.0 request, two seconds at most.
+fn healthcheck(addr: &str) -> anyhow::Result<()> {
+    use std::io::{Read, Write};
+    let timeout = std::time::Duration::from_secs(2);
+    let target = std::net::ToSocketAddrs::to_socket_addrs(addr)
+        .with_context(|| format!("resolving {addr}"))?
+        .next()
+        .with_context(|| format!("{addr} has no address"))?;
+    let mut stream = std::net::TcpStream::connect_timeout(&target, timeout)
+        .with_context(|| format!("connecting to {addr}"))?;
+    stream.set_read_timeout(Some(timeout))?;
+    stream.set_write_timeout(Some(timeout))?;
+    stream.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n")?;
+    let mut answer = Vec::new();
+    stream.take(4096).read_to_end(&mut answer)?;
+    let status_line = String::from_utf8_lossy(&answer);
+    let status_line = status_line.lines().next().unwrap_or_default();
+    if status_line.split_whitespace().nth(1) == Some("200") {
+        println!("healthy: {addr}");
+        Ok(())
+    } else {
+        anyhow::bail!("{addr} answered {status_line:?}")
+    }
 }
 
 /// `gatehouse hash-timing`.

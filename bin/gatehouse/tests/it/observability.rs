@@ -104,3 +104,33 @@ async fn the_public_port_and_the_grpc_ports_do_not_serve_metrics() {
         assert!(!body.contains("password_hash"), "{addr}: {body}");
     }
 }
+
+#[tokio::test]
+async fn the_healthcheck_subcommand_reports_the_operations_listener() {
+    let stack = Stack::start(&[]).await;
+    let check = |addr: String| {
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+                .args(["healthcheck", "--addr", &addr])
+                .output()
+                .unwrap()
+        })
+    };
+    let healthy = check(stack.ops_addr.to_string()).await.unwrap();
+    assert!(healthy.status.success(), "{healthy:?}");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nobody = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    let down = check(nobody).await.unwrap();
+    assert!(!down.status.success(), "nothing listening is unhealthy");
+    let parts = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .arg("parts")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&parts.stdout)
+            .lines()
+            .collect::<Vec<_>>(),
+        ["gateway", "identity", "session"]
+    );
+}

@@ -287,15 +287,9 @@ impl RedisCache {
     /// A delete that cannot be sent (breaker open included) is remembered and replayed
     /// before the cache is used again.
     pub async fn delete(self: &Arc<Self>, key: &str) -> Result<(), CacheError> {
-        let full = prefixed(key);
-        let result = self
-            .guarded(async {
-                let mut conn = self.ready().await?;
-                self.bounded(conn.del::<_, ()>(&full)).await
-            })
-            .await;
+        let result = self.delete_soon(key).await;
         if result.is_err() {
-            self.remember_delete(full).await;
+            self.remember_delete(prefixed(key)).await;
         }
         result
     }
