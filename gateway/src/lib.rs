@@ -49,11 +49,7 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
     Ok(state::AppState::new(state::Shared {
         trusted: origin::TrustedOrigins::new(config.trusted_origins.clone()),
         cookies: cookies::CookieJar::new(&config.cookies),
-        rate_limiter: rate_limit::RateLimiter::new(
-            config.rate_limit.clone(),
-            cache,
-            config.backends.cache_timeout(),
-        ),
+        rate_limiter: rate_limit::RateLimiter::new(config.rate_limit.clone(), cache),
         email_password: EmailPasswordServiceClient::new(identity),
         sessions: SessionServiceClient::new(lazy_channel(
             &config.session_url,

@@ -4,25 +4,21 @@
 
 use std::time::Duration;
 
-use gatehouse_kit::cache::Cache;
+use gatehouse_kit::cache::{Cache, WithFallback};
 
 use crate::config::{RateLimitSettings, Rule};
 use crate::policy::RateRule;
 
 pub struct RateLimiter {
     settings: RateLimitSettings,
-    shared: Cache,
-    fallback: Cache,
+    store: WithFallback,
 }
 
 impl RateLimiter {
-    pub fn new(settings: RateLimitSettings, shared: Cache, timeout: Duration) -> Self {
-        let fallback = Cache::from_url("memory://", timeout)
-            .unwrap_or_else(|_| unreachable!("memory:// is always a valid cache URL"));
+    pub fn new(settings: RateLimitSettings, shared: Cache) -> Self {
         Self {
             settings,
-            shared,
-            fallback,
+            store: WithFallback::new(shared),
         }
     }
 
@@ -37,17 +33,11 @@ impl RateLimiter {
     /// `Err(seconds to wait)` when the caller is over the limit.
     pub async fn check(&self, key: &str, rule: RateRule) -> Result<(), u64> {
         let rule = self.rule(rule);
-        let counted = match self.shared.hit_window(key, rule.window).await {
-            Ok(counted) => counted,
-            Err(error) => {
-                tracing::debug!(%error, "rate-limit store unavailable; counting locally");
-                self.fallback
-                    .hit_window(key, rule.window)
-                    .await
-                    .unwrap_or((0, Duration::ZERO))
-            }
-        };
-        let (count, left) = counted;
+        let (count, left) = self
+            .store
+            .run(|cache| async move { cache.hit_window(key, rule.window).await })
+            .await
+            .unwrap_or((0, Duration::ZERO));
         if count > rule.max {
             Err(left.as_secs_f64().ceil().max(1.0) as u64)
         } else {

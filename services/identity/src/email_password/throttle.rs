@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use gatehouse_kit::cache::{Cache, CacheError};
+use gatehouse_kit::cache::{Cache, WithFallback};
 use gatehouse_kit::ids::sha256_hex;
 
 #[derive(Clone, Copy, Debug)]
@@ -28,8 +28,7 @@ pub struct ThrottleRules {
 
 #[derive(Clone)]
 pub struct SignInThrottle {
-    shared: Cache,
-    local: Cache,
+    store: WithFallback,
     rules: ThrottleRules,
 }
 
@@ -66,27 +65,9 @@ fn delay(rules: &ThrottleRules, count: u64) -> Duration {
 
 impl SignInThrottle {
     pub fn new(shared: Cache, rules: ThrottleRules) -> Self {
-        let local = Cache::from_url("memory://", Duration::from_millis(1))
-            .unwrap_or_else(|_| unreachable!("memory:// is always a valid cache URL"));
         Self {
-            shared,
-            local,
+            store: WithFallback::new(shared),
             rules,
-        }
-    }
-
-    /// The shared cache, or this process's memory while it is unreachable.
-    async fn with_cache<T, F, Fut>(&self, op: F) -> Result<T, CacheError>
-    where
-        F: Fn(Cache) -> Fut,
-        Fut: Future<Output = Result<T, CacheError>>,
-    {
-        match op(self.shared.clone()).await {
-            Ok(value) => Ok(value),
-            Err(error) => {
-                tracing::debug!(%error, "sign-in throttle counted in process memory");
-                op(self.local.clone()).await
-            }
         }
     }
 
@@ -97,7 +78,8 @@ impl SignInThrottle {
             return Err(left);
         }
         let counted = self
-            .with_cache(|cache| {
+            .store
+            .run(|cache| {
                 let attempts = attempts.clone();
                 async move { cache.hit_window(&attempts, self.rules.window).await }
             })
@@ -113,7 +95,8 @@ impl SignInThrottle {
         let hold = delay(&self.rules, count - 1).max(Duration::from_secs(1));
         let until = (now_ms() + hold.as_millis() as u64).to_le_bytes();
         let took = self
-            .with_cache(|cache| {
+            .store
+            .run(|cache| {
                 let wait = wait.clone();
                 async move { cache.set_if_absent(&wait, &until, hold).await }
             })
@@ -126,7 +109,8 @@ impl SignInThrottle {
 
     async fn wait_left(&self, wait: &str) -> Option<Duration> {
         let stored = self
-            .with_cache(|cache| async move { cache.get(wait).await })
+            .store
+            .run(|cache| async move { cache.get(wait).await })
             .await
             .ok()??;
         let until = u64::from_le_bytes(stored.as_slice().try_into().ok()?);
@@ -144,7 +128,8 @@ impl SignInThrottle {
         let (_, wait) = keys(identifier);
         let until = (now_ms() + delay.as_millis() as u64).to_le_bytes();
         let stored = self
-            .with_cache(|cache| {
+            .store
+            .run(|cache| {
                 let wait = wait.clone();
                 async move { cache.set(&wait, &until, delay).await }
             })
@@ -158,10 +143,8 @@ impl SignInThrottle {
     /// have counted during a cache outage).
     pub async fn succeeded(&self, identifier: &str) {
         let (attempts, wait) = keys(identifier);
-        for cache in [&self.shared, &self.local] {
-            let _ = cache.delete_soon(&attempts).await;
-            let _ = cache.delete_soon(&wait).await;
-        }
+        self.store.delete_soon(&attempts).await;
+        self.store.delete_soon(&wait).await;
     }
 }
 

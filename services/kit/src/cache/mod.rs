@@ -160,6 +160,45 @@ impl Cache {
     }
 }
 
+/// The shared cache, with this process's memory standing in while it cannot be reached: for
+/// counters that must keep counting through an outage (rate limits, sign-in attempts), where
+/// counting per process beats not counting at all.
+#[derive(Clone)]
+pub struct WithFallback {
+    shared: Cache,
+    local: Cache,
+}
+
+impl WithFallback {
+    pub fn new(shared: Cache) -> Self {
+        Self {
+            shared,
+            local: Cache::Memory(MemoryCache::spawn(memory::DEFAULT_CAPACITY)),
+        }
+    }
+
+    /// `op` on the shared cache, or on local memory when the shared one fails.
+    pub async fn run<T, F, Fut>(&self, op: F) -> Result<T, CacheError>
+    where
+        F: Fn(Cache) -> Fut,
+        Fut: Future<Output = Result<T, CacheError>>,
+    {
+        match op(self.shared.clone()).await {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                tracing::debug!(%error, "shared cache unavailable; counting in process memory");
+                op(self.local.clone()).await
+            }
+        }
+    }
+
+    /// Removes `key` from both (the local one may have counted during an outage).
+    pub async fn delete_soon(&self, key: &str) {
+        let _ = self.shared.delete_soon(key).await;
+        let _ = self.local.delete_soon(key).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
