@@ -6,7 +6,9 @@
 3. every part the binary runs (`gatehouse parts`) has a Deployment, a Service and a
    NetworkPolicy of its name in the base, so a new service cannot ship without manifests;
 4. every Gatehouse container runs as non-root with a read-only root filesystem, probes on
-   its operations port and resource limits, and reads no secret from a plain value.
+   its operations port and resource limits, and reads no secret from a plain value;
+5. every service's pods apply its migrations first: an init container `gatehouse migrate
+   <part>` of the same image.
 
     python3 scripts/k8s-check.py path/to/gatehouse
 """
@@ -81,6 +83,16 @@ def main() -> None:
                 ops = {p["name"]: p["containerPort"] for p in container["ports"]}["ops"]
                 if port not in ("ops", ops):
                     fail(f"{where}: {probe} is not on the operations port")
+            if doc["metadata"]["name"] != "gateway":
+                inits = spec.get("initContainers", [])
+                migrate = ["migrate", doc["metadata"]["name"]]
+                if not any(i.get("args") == migrate and i["image"] == container["image"] for i in inits):
+                    fail(f"{where}: no init container runs `gatehouse {' '.join(migrate)}`")
+                for init in inits:
+                    if not init.get("securityContext", {}).get("readOnlyRootFilesystem"):
+                        fail(f"{where}: init container {init['name']} has a writable root filesystem")
+                    if "limits" not in init.get("resources", {}):
+                        fail(f"{where}: init container {init['name']} has no resource limits")
             for env in container.get("env", []):
                 if any(word in env["name"] for word in SECRET_WORDS) and "value" in env:
                     fail(f"{where}: {env['name']} is inlined; read it from the Secret")

@@ -45,6 +45,16 @@ fn cli() -> Command {
                         .help("the operations listener: GATEWAY_OPS_LISTEN, <NAME>_OPS_LISTEN"),
                 ),
         )
+        .subcommand(
+            Command::new("migrate")
+                .about("Applies one service's database migrations, then exits (the init step of its pods)")
+                .arg(
+                    clap::Arg::new("part")
+                        .required(true)
+                        .value_parser(gatehouse::PARTS.iter().map(|p| p.name()).collect::<Vec<_>>())
+                        .help("the service whose <NAME>_DATABASE_URL to migrate"),
+                ),
+        )
         .subcommand(Command::new("parts").about(
             "Lists the parts a deployment runs, one per line (each needs its manifests)",
         ));
@@ -124,6 +134,12 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    if let Some(part) = matches
+        .subcommand_matches("migrate")
+        .and_then(|m| m.get_one::<String>("part"))
+    {
+        return runtime.block_on(migrate(part));
+    }
     match queue {
         Some(queue) => runtime.block_on(replay_dead_letters(&queue)),
         None => runtime.block_on(run(&command)),
@@ -194,6 +210,18 @@ fn spawn_operations(listener: TcpListener, limits: HttpLimits, shutdown: Cancell
             tracing::error!(%error, "operations listener stopped");
         }
     });
+}
+
+/// `gatehouse migrate <part>`.
+async fn migrate(name: &str) -> anyhow::Result<()> {
+    let env = Env::process();
+    let _telemetry = gatehouse_kit::telemetry::init(name, &env)?;
+    let part = gatehouse::part(name).with_context(|| format!("no part named {name}"))?;
+    part.migrate(env)
+        .await
+        .map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
+    println!("{name}: migrations applied");
+    Ok(())
 }
 
 /// `gatehouse replay-dead-letters <queue>`.

@@ -72,6 +72,9 @@ pub trait Part: Sync {
     fn default_listen(&self) -> &'static str;
     /// The operations listener (metrics, health) when `<NAME>_OPS_LISTEN` is unset.
     fn default_ops_listen(&self) -> &'static str;
+    /// Applies the part's migrations to its database and returns (`gatehouse migrate <name>`,
+    /// the init step of its pods). A part without a database does nothing.
+    fn migrate(&self, env: Env) -> PartFuture;
     /// Runs until `shutdown` is cancelled.
     fn run(
         &self,
@@ -112,6 +115,14 @@ impl Part for ServicePart {
 
     fn default_ops_listen(&self) -> &'static str {
         self.default_ops_listen
+    }
+
+    fn migrate(&self, env: Env) -> PartFuture {
+        let (name, migrations) = (self.name, self.migrations);
+        Box::pin(async move {
+            migrate(name, migrations, &env).await?;
+            Ok(())
+        })
     }
 
     fn run(
@@ -216,6 +227,19 @@ pub enum ServeError {
     Start(BoxError),
     #[error("serving: {0}")]
     Serve(#[from] std::io::Error),
+}
+
+/// Applies a service's migrations (kit's and its own) to `<NAME>_DATABASE_URL` and closes the
+/// connection. Serving applies them too, so this is the step that lets a deployment migrate
+/// BEFORE new pods start: on PostgreSQL, sqlx holds an advisory lock while it migrates, so
+/// replicas starting together apply each migration once.
+pub async fn migrate(name: &str, migrations: &Migrations, env: &Env) -> Result<(), ServeError> {
+    let database = DatabaseSettings::from_env(env, name)?;
+    let url = database.url(&env.string("DATA_DIR", "./data"), name);
+    let db = Db::connect(url.expose(), 1, migrations).await?;
+    tracing::info!(service = name, database = %url, "migrations applied");
+    db.close().await;
+    Ok(())
 }
 
 /// Runs a service: its database (`<NAME>_DATABASE_URL`, migrations applied), the outbox relay,

@@ -296,3 +296,58 @@ async fn stop(process: &mut Process) {
         process.log()
     );
 }
+
+/// `gatehouse migrate <part>` (the pods' init step) applies kit's and the service's migrations
+/// and exits; a second run finds nothing to do; a part without a database is refused.
+#[tokio::test]
+async fn migrate_applies_a_services_migrations_and_exits() {
+    let database = TestDb::new(Backend::Postgres).await;
+    let migrate = |part: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+            .args(["migrate", part])
+            .env_clear()
+            .env("RUST_LOG", "warn")
+            .env("IDENTITY_DATABASE_URL", &database.url)
+            .output()
+            .unwrap()
+    };
+    let expected = gatehouse_identity::MIGRATIONS.postgres.iter().count()
+        + gatehouse_kit::db::KIT_MIGRATIONS.postgres.iter().count();
+    let applied = || async {
+        use sqlx::Connection as _;
+        let mut conn = sqlx::PgConnection::connect(&database.url).await.unwrap();
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        count as usize
+    };
+
+    let first = migrate("identity");
+    assert!(first.status.success(), "{first:?}");
+    assert_eq!(applied().await, expected);
+    let again = migrate("identity");
+    assert!(again.status.success(), "{again:?}");
+    assert_eq!(applied().await, expected, "nothing applied twice");
+
+    let gateway = migrate("gateway");
+    assert_eq!(
+        gateway.status.code(),
+        Some(2),
+        "the gateway has no database"
+    );
+    let unreachable = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["migrate", "session"])
+        .env_clear()
+        .env(
+            "SESSION_DATABASE_URL",
+            "postgres://postgres@127.0.0.1:1/none",
+        )
+        .output()
+        .unwrap();
+    assert!(!unreachable.status.success());
+    assert!(
+        String::from_utf8_lossy(&unreachable.stderr).contains("session: database"),
+        "{unreachable:?}"
+    );
+}
