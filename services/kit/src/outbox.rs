@@ -15,6 +15,7 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 use gatehouse_proto::events::Event;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use crate::bus::{Bus, BusError, Message};
 use crate::db::{Backend, Db, DbError, Query, query};
@@ -204,15 +205,29 @@ async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, 
             release(db, &ids).await?;
             return Ok(0);
         }
-        let headers: BTreeMap<String, String> =
+        let stored: BTreeMap<String, String> =
             serde_json::from_str(&row.headers).unwrap_or_default();
+        // The publish is a producer span in the trace that enqueued the event, and the
+        // consumer's span becomes its child: one trace from the request to every consumer.
+        let span = tracing::info_span!(
+            "publish",
+            otel.kind = "producer",
+            messaging.destination.name = %row.topic,
+            messaging.message.id = %row.id,
+        );
+        telemetry::set_parent_from_map(&span, &stored);
+        let headers = if telemetry::exporting() {
+            span.in_scope(telemetry::current_context_headers)
+        } else {
+            stored
+        };
         let message = Message {
             id: row.id.clone(),
             topic: row.topic.clone(),
             payload: row.payload,
             headers,
         };
-        match bus.publish(&message).await {
+        match bus.publish(&message).instrument(span).await {
             Ok(()) => {
                 query("UPDATE outbox SET published_at = $1, claimed_until = NULL WHERE id = $2")
                     .bind(ids::now())
