@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command. Formatting and lints, every Rust suite (each storage suite on SQLite
 # AND PostgreSQL; Redis and RabbitMQ outages; distributed mode as separate processes), the
-# proto lint, and the better-auth client conformance suite against a running standalone stack.
+# proto lint, the better-auth client conformance suite against a running standalone stack, and
+# the Kubernetes manifests: rendered and validated, then played as real pods with podman.
 # It starts PostgreSQL, Redis and RabbitMQ if they are down; a suite whose backend cannot be
 # reached fails, it is never skipped.
 set -euo pipefail
@@ -54,3 +55,7 @@ venv="$HOME/.cache/gatehouse-k8s-venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check -r scripts/k8s-requirements.txt
 "$venv/bin/python" scripts/k8s-check.py "$CARGO_TARGET_DIR/debug/gatehouse"
+
+step "Kubernetes pods (podman: the image, the dev overlay played, a smoke test, a trace)"
+bash scripts/podman-image.sh "$CARGO_TARGET_DIR/debug/gatehouse" localhost/gatehouse:dev
+"$venv/bin/python" scripts/pods-smoke.py localhost/gatehouse:dev
