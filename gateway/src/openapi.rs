@@ -41,6 +41,31 @@ pub enum BodyErrors {
 }
 
 /// What a route that needs a session can answer besides its own errors.
+/// The errors of a POST route that needs a session: its body's and its caller's.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum SignedInBodyErrors {
+    /// `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
+    /// or the route's own refusal (its code says which).
+    #[response(status = 400)]
+    Invalid(ErrorBody),
+    /// `UNAUTHORIZED`: no valid session.
+    #[response(status = 401)]
+    Unauthorized(ErrorBody),
+    /// An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`.
+    #[response(status = 403)]
+    Forbidden(ErrorBody),
+    /// `UNSUPPORTED_MEDIA_TYPE`.
+    #[response(status = 415)]
+    UnsupportedMediaType(ErrorBody),
+    /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
+    #[response(status = 429)]
+    TooManyRequests(ErrorBody),
+    /// `SERVICE_UNAVAILABLE`: a backend service is down.
+    #[response(status = 503)]
+    Unavailable(ErrorBody),
+}
+
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
 pub enum SessionErrors {

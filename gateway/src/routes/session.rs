@@ -1,4 +1,5 @@
-//! The `session` group: `GET /get-session`, `POST /sign-out`, `GET /list-sessions`
+//! The `session` group: `GET /get-session`, `POST /sign-out`, `GET /list-sessions`,
+//! `POST /revoke-session`, `/revoke-sessions`, `/revoke-other-sessions`
 //! (`gatehouse.session.v1.SessionService`).
 
 use axum::extract::State;
@@ -11,8 +12,8 @@ use utoipa_axum::routes;
 use super::Group;
 use crate::cookie_cache;
 use crate::error::ApiError;
-use crate::extract::{FreshSession, Input, NoInput, RequestMeta};
-use crate::openapi::{BodyErrors, ErrorBody, SessionErrors};
+use crate::extract::{FreshSession, Input, NoInput, RequestMeta, Session as SignedIn};
+use crate::openapi::{BodyErrors, ErrorBody, SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::session_cookies;
@@ -24,6 +25,9 @@ pub fn router() -> Group {
         .route(routes!(get_session, post_get_session), Policy::DEFAULT)
         .route(routes!(sign_out), Policy::DEFAULT)
         .route(routes!(list_sessions), Policy::DEFAULT)
+        .route(routes!(revoke_session), Policy::DEFAULT)
+        .route(routes!(revoke_sessions), Policy::DEFAULT)
+        .route(routes!(revoke_other_sessions), Policy::DEFAULT)
 }
 
 /// The signed-in session and its user, or `null`.
@@ -120,7 +124,10 @@ async fn sign_out(
         state
             .sessions
             .clone()
-            .revoke_session(session_pb::RevokeSessionRequest { token })
+            .revoke_session(session_pb::RevokeSessionRequest {
+                token,
+                user_id: String::new(),
+            })
             .await?;
     }
     let mut reply = Reply::json(&SignOutResponse { success: true });
@@ -149,4 +156,87 @@ async fn list_sessions(
         .sessions;
     let sessions: Vec<Session> = sessions.into_iter().map(Into::into).collect();
     Ok(Reply::json(&sessions))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct RevokeSessionBody {
+    /// The token of one of the caller's sessions (as `list-sessions` shows it).
+    #[schema(max_length = 256)]
+    token: String,
+}
+
+/// better-auth's `{"status": true}`.
+#[derive(serde::Serialize, ToSchema)]
+pub struct StatusResponse {
+    status: bool,
+}
+
+/// A reply of `{"status": true}` that also clears the session cookies when the caller's own
+/// session is among those that ended (its cookie would only be refused from now on).
+fn status_reply(state: &AppState, own_session_ended: bool) -> Reply {
+    let mut reply = Reply::json(&StatusResponse { status: true });
+    if own_session_ended {
+        reply.set_cookies(state.cookies.expire_session());
+    }
+    reply
+}
+
+/// Ends one of the caller's sessions. Another user's token, or an unknown one, changes nothing
+/// and answers the same.
+#[utoipa::path(post, path = "/revoke-session", tag = "session", request_body = RevokeSessionBody,
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; the session cookies are cleared when the caller's own session was revoked"), SignedInBodyErrors))]
+async fn revoke_session(
+    State(state): State<AppState>,
+    Input {
+        body, auth: caller, ..
+    }: Input<RevokeSessionBody, SignedIn>,
+) -> Result<Reply, ApiError> {
+    let own = body.token == caller.session.token;
+    state
+        .sessions
+        .clone()
+        .revoke_session(session_pb::RevokeSessionRequest {
+            token: body.token,
+            user_id: caller.user.id,
+        })
+        .await?;
+    Ok(status_reply(&state, own))
+}
+
+/// Ends every session of the caller, the current one included, and clears its cookies.
+#[utoipa::path(post, path = "/revoke-sessions", tag = "session", request_body(content = Option<NoInput>, content_type = "application/json"),
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; every session ended and the cookies cleared"), SignedInBodyErrors))]
+async fn revoke_sessions(
+    State(state): State<AppState>,
+    Input { auth: caller, .. }: Input<NoInput, SignedIn>,
+) -> Result<Reply, ApiError> {
+    revoke_all(&state, caller.user.id, None).await?;
+    Ok(status_reply(&state, true))
+}
+
+/// Ends every session of the caller but the current one.
+#[utoipa::path(post, path = "/revoke-other-sessions", tag = "session", request_body(content = Option<NoInput>, content_type = "application/json"),
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; only the current session remains"), SignedInBodyErrors))]
+async fn revoke_other_sessions(
+    State(state): State<AppState>,
+    Input { auth: caller, .. }: Input<NoInput, SignedIn>,
+) -> Result<Reply, ApiError> {
+    revoke_all(&state, caller.user.id, Some(caller.session.token)).await?;
+    Ok(status_reply(&state, false))
+}
+
+async fn revoke_all(
+    state: &AppState,
+    user_id: String,
+    except_token: Option<String>,
+) -> Result<(), ApiError> {
+    state
+        .sessions
+        .clone()
+        .revoke_user_sessions(session_pb::RevokeUserSessionsRequest {
+            user_id,
+            except_token,
+        })
+        .await?;
+    Ok(())
 }

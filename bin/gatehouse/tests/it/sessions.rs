@@ -1,5 +1,6 @@
-//! `GET /list-sessions` (better-auth §8.7) and the session extractors behind it: who is
-//! signed in, whether the session is fresh, refreshed cookies added by the layer.
+//! `GET /list-sessions`, `POST /revoke-session`, `/revoke-sessions`, `/revoke-other-sessions`
+//! (better-auth §8.7–8.10) and the session extractors behind them: who is signed in, whether
+//! the session is fresh, refreshed cookies added by the layer.
 
 use std::time::Duration;
 
@@ -242,4 +243,154 @@ async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
     assert_eq!(anonymous.status(), 401);
     assert_eq!(anonymous.headers()["content-type"], "application/json");
     assert_eq!(anonymous.text().await.unwrap(), "", "an empty body");
+}
+
+fn tokens(listed: &Reply) -> Vec<String> {
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    let mut tokens: Vec<String> = listed
+        .json()
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|s| s["token"].as_str().unwrap().to_string())
+        .collect();
+    tokens.sort();
+    tokens
+}
+
+const CLEARED: &str = "better-auth.session_token=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax";
+
+#[tokio::test]
+async fn revoke_session_ends_one_of_the_callers_sessions_and_never_anothers() {
+    let stack = Stack::start(&[]).await;
+    let (alice, bob) = (unique_email(), unique_email());
+    stack.sign_up(&alice).await;
+    stack.sign_up(&bob).await;
+    let (token_a1, jar_a1) = sign_in(&stack, &alice, "a1").await;
+    let (token_a2, jar_a2) = sign_in(&stack, &alice, "a2").await;
+    let (token_b, jar_b) = sign_in(&stack, &bob, "b").await;
+    let ok = json!({"status": true});
+
+    let other_users = stack
+        .post("/revoke-session", json!({"token": token_b}), Some(&jar_a1))
+        .await;
+    assert_eq!((other_users.status, other_users.json()), (200, ok.clone()));
+    assert!(other_users.set_cookies().is_empty());
+    assert_eq!(
+        stack.get("/get-session", Some(&jar_b)).await.json()["session"]["token"],
+        token_b.as_str(),
+        "Bob's session survives Alice's attempt"
+    );
+
+    let revoked = stack
+        .post("/revoke-session", json!({"token": token_a2}), Some(&jar_a1))
+        .await;
+    assert_eq!((revoked.status, revoked.json()), (200, ok.clone()));
+    assert!(
+        revoked.set_cookies().is_empty(),
+        "another session: the caller's cookies stay"
+    );
+    assert_eq!(stack.get("/get-session", Some(&jar_a2)).await.text, "null");
+    assert!(!tokens(&stack.get("/list-sessions", Some(&jar_a1)).await).contains(&token_a2));
+
+    let own = stack
+        .post("/revoke-session", json!({"token": token_a1}), Some(&jar_a1))
+        .await;
+    assert_eq!((own.status, own.json()), (200, ok));
+    assert_eq!(
+        own.set_cookie("better-auth.session_token").as_deref(),
+        Some(CLEARED),
+        "the caller's own session: its cookie is cleared"
+    );
+    assert_eq!(stack.get("/get-session", Some(&jar_a1)).await.text, "null");
+}
+
+#[tokio::test]
+async fn revoke_other_sessions_keeps_the_current_one_and_revoke_sessions_ends_all() {
+    let stack = Stack::start(&[]).await;
+    let (alice, bob) = (unique_email(), unique_email());
+    stack.sign_up(&alice).await;
+    stack.sign_up(&bob).await;
+    let (token_a1, jar_a1) = sign_in(&stack, &alice, "a1").await;
+    let (_, jar_a2) = sign_in(&stack, &alice, "a2").await;
+    let (_, jar_b) = sign_in(&stack, &bob, "b").await;
+
+    let others = stack
+        .post("/revoke-other-sessions", json!({}), Some(&jar_a1))
+        .await;
+    assert_eq!(
+        (others.status, others.json()),
+        (200, json!({"status": true}))
+    );
+    assert!(others.set_cookies().is_empty());
+    assert_eq!(
+        tokens(&stack.get("/list-sessions", Some(&jar_a1)).await),
+        vec![token_a1.clone()],
+        "the sign-up session and the second sign-in are gone"
+    );
+    assert_eq!(stack.get("/get-session", Some(&jar_a2)).await.text, "null");
+
+    let (_, jar_a3) = sign_in(&stack, &alice, "a3").await;
+    let all = stack
+        .post("/revoke-sessions", json!({}), Some(&jar_a3))
+        .await;
+    assert_eq!((all.status, all.json()), (200, json!({"status": true})));
+    assert_eq!(
+        all.set_cookie("better-auth.session_token").as_deref(),
+        Some(CLEARED)
+    );
+    for jar in [&jar_a1, &jar_a3] {
+        assert_eq!(stack.get("/get-session", Some(jar)).await.text, "null");
+    }
+    assert_ne!(
+        stack.get("/get-session", Some(&jar_b)).await.text,
+        "null",
+        "another user's sessions are untouched"
+    );
+}
+
+#[tokio::test]
+async fn revoke_routes_refuse_signed_out_callers_and_bad_input_and_change_nothing() {
+    let stack = Stack::start(&[]).await;
+    let email = unique_email();
+    stack.sign_up(&email).await;
+    let (token, jar) = sign_in(&stack, &email, "x").await;
+    let unauthorized = json!({"message": "Unauthorized", "code": "UNAUTHORIZED"});
+    for path in [
+        "/revoke-session",
+        "/revoke-sessions",
+        "/revoke-other-sessions",
+    ] {
+        let body = json!({"token": token});
+        let anonymous = stack.post(path, body, None).await;
+        assert_eq!(
+            (anonymous.status, anonymous.json()),
+            (401, unauthorized.clone()),
+            "{path}"
+        );
+    }
+    let missing = stack.post("/revoke-session", json!({}), Some(&jar)).await;
+    assert_eq!(missing.status, 400, "{}", missing.text);
+    assert_eq!(missing.error().0, "VALIDATION_ERROR");
+    let wrong_type = stack
+        .post("/revoke-session", json!({"token": 42}), Some(&jar))
+        .await;
+    assert_eq!(wrong_type.status, 400, "{}", wrong_type.text);
+    let no_origin = Reply::from(
+        stack
+            .http
+            .post(stack.url("/revoke-sessions"))
+            .header("cookie", &jar)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(no_origin.status, 403, "{}", no_origin.text);
+    assert_eq!(
+        tokens(&stack.get("/list-sessions", Some(&jar)).await).len(),
+        2,
+        "nothing was revoked"
+    );
 }

@@ -57,8 +57,28 @@ impl SessionService for Sessions {
         &self,
         request: Request<pb::RevokeSessionRequest>,
     ) -> Result<Response<pb::RevokeSessionResponse>, Status> {
-        self.revoke(&request.into_inner().token).await?;
-        Ok(Response::new(pb::RevokeSessionResponse {}))
+        let r = request.into_inner();
+        let owner = (!r.user_id.is_empty()).then_some(r.user_id.as_str());
+        let revoked = self.revoke(&r.token, owner).await?;
+        Ok(Response::new(pb::RevokeSessionResponse { revoked }))
+    }
+
+    async fn revoke_user_sessions(
+        &self,
+        request: Request<pb::RevokeUserSessionsRequest>,
+    ) -> Result<Response<pb::RevokeUserSessionsResponse>, Status> {
+        let r = request.into_inner();
+        if r.user_id.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message("user_id is required")
+                .into());
+        }
+        let revoked = self
+            .revoke_all(&r.user_id, r.except_token.as_deref())
+            .await?;
+        Ok(Response::new(pb::RevokeUserSessionsResponse {
+            revoked: u32::try_from(revoked).unwrap_or(u32::MAX),
+        }))
     }
 
     async fn list_sessions(

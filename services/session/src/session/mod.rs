@@ -185,11 +185,27 @@ impl Sessions {
         Ok(sessions)
     }
 
-    /// Deletes the session; unknown tokens are fine (sign-out is idempotent).
-    pub async fn revoke(&self, token: &str) -> Result<(), SessionError> {
-        store::revoke(&self.db, token).await?;
-        self.cache.bury(token).await;
-        Ok(())
+    /// Deletes the session (when `owner` is given, only if it is theirs); unknown tokens are
+    /// fine (sign-out is idempotent). `true` when a session ended.
+    pub async fn revoke(&self, token: &str, owner: Option<&str>) -> Result<bool, SessionError> {
+        let revoked = store::revoke(&self.db, token, owner).await?;
+        if revoked || owner.is_none() {
+            self.cache.bury(token).await;
+        }
+        Ok(revoked)
+    }
+
+    /// Deletes every session of `user_id` but `except`; returns how many ended.
+    pub async fn revoke_all(
+        &self,
+        user_id: &str,
+        except: Option<&str>,
+    ) -> Result<usize, SessionError> {
+        let tokens = store::revoke_for_user(&self.db, user_id, except).await?;
+        for token in &tokens {
+            self.cache.bury(token).await;
+        }
+        Ok(tokens.len())
     }
 
     async fn load(

@@ -68,23 +68,62 @@ pub async fn extend(
     Ok(updated > 0)
 }
 
-/// Deletes a session and records `session.revoked`; `false` when there was none.
-pub async fn revoke(db: &Db, token: &str) -> Result<bool, DbError> {
+/// Deletes a session (only if `owner` owns it, when given) and records `session.revoked`;
+/// `false` when there was none.
+pub async fn revoke(db: &Db, token: &str, owner: Option<&str>) -> Result<bool, DbError> {
     let mut tx = db.begin().await?;
-    let row: Option<(String, String)> =
-        query("DELETE FROM sessions WHERE token = $1 RETURNING id, user_id")
+    let deleted = match owner {
+        None => query("DELETE FROM sessions WHERE token = $1 RETURNING id, user_id, token")
             .bind(token)
-            .fetch_optional(&mut tx)
-            .await?;
-    if let Some((id, user_id)) = &row {
-        let event = OutboxEvent::new(&SessionRevoked {
+            .fetch_all(&mut tx),
+        Some(owner) => query(
+            "DELETE FROM sessions WHERE token = $1 AND user_id = $2 RETURNING id, user_id, token",
+        )
+        .bind(token)
+        .bind(owner)
+        .fetch_all(&mut tx),
+    }
+    .await?;
+    record_revoked(&mut tx, &deleted).await?;
+    tx.commit().await?;
+    Ok(!deleted.is_empty())
+}
+
+/// Deletes every session of a user but `except` and records `session.revoked` for each;
+/// returns their tokens.
+pub async fn revoke_for_user(
+    db: &Db,
+    user_id: &str,
+    except: Option<&str>,
+) -> Result<Vec<String>, DbError> {
+    let mut tx = db.begin().await?;
+    let deleted = match except {
+        None => query("DELETE FROM sessions WHERE user_id = $1 RETURNING id, user_id, token")
+            .bind(user_id)
+            .fetch_all(&mut tx),
+        Some(kept) => query(
+            "DELETE FROM sessions WHERE user_id = $1 AND token <> $2 RETURNING id, user_id, token",
+        )
+        .bind(user_id)
+        .bind(kept)
+        .fetch_all(&mut tx),
+    }
+    .await?;
+    record_revoked(&mut tx, &deleted).await?;
+    tx.commit().await?;
+    Ok(deleted.into_iter().map(|(_, _, token)| token).collect())
+}
+
+/// `session.revoked` for each deleted `(id, user_id, token)`.
+async fn record_revoked(tx: &mut Tx, deleted: &[(String, String, String)]) -> Result<(), DbError> {
+    for (id, user_id, _) in deleted {
+        tx.enqueue(&OutboxEvent::new(&SessionRevoked {
             session_id: id.clone(),
             user_id: user_id.clone(),
-        });
-        tx.enqueue(&event).await?;
+        }))
+        .await?;
     }
-    tx.commit().await?;
-    Ok(row.is_some())
+    Ok(())
 }
 
 /// Deletes one session without an event (it expired; nobody revoked it).

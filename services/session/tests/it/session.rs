@@ -167,7 +167,7 @@ async fn sessions_are_created_read_with_their_user_and_revoked(#[case] backend: 
         );
         assert_eq!(sessions.get("short", false).await.unwrap(), None);
 
-        sessions.revoke(&created.token).await.unwrap();
+        sessions.revoke(&created.token, None).await.unwrap();
         assert_eq!(
             sessions.get(&created.token, false).await.unwrap(),
             None,
@@ -184,7 +184,7 @@ async fn sessions_are_created_read_with_their_user_and_revoked(#[case] backend: 
             "{backend:?}"
         );
         sessions
-            .revoke(&created.token)
+            .revoke(&created.token, None)
             .await
             .expect("revoking twice is fine");
     }
@@ -400,7 +400,7 @@ async fn a_reader_that_raced_a_revocation_cannot_put_the_session_back(#[case] ba
         let cache = sessions.cache().inner();
         let stale = cache.get(&key).await.unwrap().expect("cached");
 
-        sessions.revoke(&created.token).await.unwrap();
+        sessions.revoke(&created.token, None).await.unwrap();
         let put_back = cache
             .set_if_absent(&key, &stale, Duration::from_secs(300))
             .await
@@ -435,7 +435,7 @@ async fn a_user_lists_their_own_unexpired_sessions_only(#[case] backend: Backend
         vec![first.clone(), second],
         "{backend:?}: oldest first"
     );
-    sessions.revoke(&first.token).await.unwrap();
+    sessions.revoke(&first.token, None).await.unwrap();
     assert_eq!(sessions.list(&alice).await.unwrap().len(), 1, "{backend:?}");
     assert!(sessions.list("nobody").await.unwrap().is_empty());
 
@@ -484,4 +484,74 @@ async fn a_reader_that_raced_a_user_change_cannot_cache_the_old_user(#[case] bac
         Some(created.token),
         "{backend:?}: the session itself is still valid"
     );
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_user_revokes_only_their_own_sessions(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let (alice, bob) = (a_user(&identity.url).await, a_user(&identity.url).await);
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
+    let mine = sessions.create(new_session(&alice, true)).await.unwrap();
+    let theirs = sessions.create(new_session(&bob, true)).await.unwrap();
+    // Both cached, so a wrong eviction would show.
+    assert!(sessions.get(&theirs.token, false).await.unwrap().is_some());
+
+    let revoked = sessions.revoke(&theirs.token, Some(&alice)).await.unwrap();
+    assert!(!revoked, "{backend:?}: not Alice's to revoke");
+    assert!(
+        sessions.get(&theirs.token, false).await.unwrap().is_some(),
+        "{backend:?}: Bob's session survives, in the cache too"
+    );
+    assert!(sessions.revoke(&mine.token, Some(&alice)).await.unwrap());
+    assert_eq!(sessions.get(&mine.token, false).await.unwrap(), None);
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn revoking_all_sessions_keeps_only_the_one_asked_for(#[case] backend: Backend) {
+    let identity = identity_service().await;
+    let (alice, bob) = (a_user(&identity.url).await, a_user(&identity.url).await);
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
+    let current = sessions.create(new_session(&alice, true)).await.unwrap();
+    let other = sessions.create(new_session(&alice, false)).await.unwrap();
+    let third = sessions.create(new_session(&alice, true)).await.unwrap();
+    let bobs = sessions.create(new_session(&bob, true)).await.unwrap();
+    for token in [&current.token, &other.token, &third.token, &bobs.token] {
+        assert!(sessions.get(token, false).await.unwrap().is_some());
+    }
+
+    let ended = sessions
+        .revoke_all(&alice, Some(&current.token))
+        .await
+        .unwrap();
+    assert_eq!(ended, 2, "{backend:?}");
+    assert_eq!(sessions.list(&alice).await.unwrap(), vec![current.clone()]);
+    for token in [&other.token, &third.token] {
+        assert_eq!(
+            sessions.get(token, false).await.unwrap(),
+            None,
+            "{backend:?}: gone from the cache too"
+        );
+    }
+    let revoked_events: Vec<(i64,)> =
+        query("SELECT COUNT(*) FROM outbox WHERE topic = 'session.revoked'")
+            .fetch_all(sessions.db())
+            .await
+            .unwrap();
+    assert_eq!(revoked_events, vec![(2,)], "{backend:?}: one event each");
+
+    assert_eq!(sessions.revoke_all(&alice, None).await.unwrap(), 1);
+    assert_eq!(sessions.get(&current.token, false).await.unwrap(), None);
+    assert!(
+        sessions.get(&bobs.token, false).await.unwrap().is_some(),
+        "{backend:?}: another user's session is untouched"
+    );
+    assert_eq!(sessions.revoke_all("nobody", None).await.unwrap(), 0);
 }
