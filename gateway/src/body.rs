@@ -187,9 +187,17 @@ where
         } else {
             type_name(Some(value))
         };
+        // A body that takes any keys (a flattened map: `additionalProperties`) is a record.
+        let expected = match schema
+            .as_ref()
+            .and_then(|s| s.additional_properties.as_deref())
+        {
+            None | Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)) => "object",
+            Some(_) => "record",
+        };
         return Err(refused(
             base::VALIDATION_ERROR,
-            format!("[{location}] Invalid input: expected object, received {got}"),
+            format!("[{location}] Invalid input: expected {expected}, received {got}"),
         ));
     };
     let mut issues = Vec::new();

@@ -169,6 +169,12 @@ mod tests {
                 image: None,
                 created_at: "2026-11-21T05:18:12.666Z".into(),
                 updated_at: "2026-11-21T05:18:12.666Z".into(),
+                username: None,
+                display_username: None,
+                role: "user".into(),
+                banned: false,
+                ban_reason: None,
+                ban_expires: None,
             },
         }
     }

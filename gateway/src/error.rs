@@ -57,7 +57,9 @@ pub fn json_body(status: StatusCode, body: String) -> Response {
 pub struct ErrorBody {
     /// Human-readable English.
     message: String,
-    /// The machine code, e.g. `INVALID_EMAIL_OR_PASSWORD`.
+    /// The machine code, e.g. `INVALID_EMAIL_OR_PASSWORD` (absent on the few refusals
+    /// better-auth answers with a message only, such as "No fields to update").
+    #[serde(skip_serializing_if = "String::is_empty")]
     code: String,
 }
 

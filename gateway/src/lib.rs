@@ -22,7 +22,9 @@ pub mod state;
 pub mod wire;
 
 use gatehouse_kit::client::lazy_channel;
+use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
+use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -50,7 +52,9 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         trusted: origin::TrustedOrigins::new(config.trusted_origins.clone()),
         cookies: cookies::CookieJar::new(&config.cookies),
         rate_limiter: rate_limit::RateLimiter::new(config.rate_limit.clone(), cache),
-        email_password: EmailPasswordServiceClient::new(identity),
+        email_password: EmailPasswordServiceClient::new(identity.clone()),
+        accounts: AccountServiceClient::new(identity.clone()),
+        usernames: UsernameServiceClient::new(identity),
         sessions: SessionServiceClient::new(lazy_channel(
             &config.session_url,
             &config.service_token,

@@ -6,7 +6,9 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use gatehouse_kit::client::ServiceChannel;
+use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
+use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
 use crate::config::GatewayConfig;
@@ -22,6 +24,8 @@ pub struct Shared {
     pub trusted: TrustedOrigins,
     pub cookies: CookieJar,
     pub email_password: EmailPasswordServiceClient<ServiceChannel>,
+    pub accounts: AccountServiceClient<ServiceChannel>,
+    pub usernames: UsernameServiceClient<ServiceChannel>,
     pub sessions: SessionServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }

@@ -16,6 +16,14 @@ pub struct User {
     pub image: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Username plugin: the normalised username and the form the user typed.
+    pub username: Option<String>,
+    pub display_username: Option<String>,
+    /// Admin plugin: one role or several, comma-separated.
+    pub role: String,
+    pub banned: bool,
+    pub ban_reason: Option<String>,
+    pub ban_expires: Option<String>,
 }
 
 impl From<identity_pb::User> for User {
@@ -28,6 +36,12 @@ impl From<identity_pb::User> for User {
             image: user.image,
             created_at: iso(user.created_at_unix_ms),
             updated_at: iso(user.updated_at_unix_ms),
+            username: user.username,
+            display_username: user.display_username,
+            role: user.role,
+            banned: user.banned,
+            ban_reason: user.ban_reason,
+            ban_expires: user.ban_expires_unix_ms.map(iso),
         }
     }
 }
@@ -74,7 +88,13 @@ pub struct SignUpResponse {
     pub user: User,
 }
 
-/// `POST /sign-in/email`: `url` only when a callbackURL was given.
+/// better-auth's `{"status": true}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct StatusResponse {
+    pub status: bool,
+}
+
+/// `POST /sign-in/email` and `/sign-in/username`: `url` only when a callbackURL was given.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct SignInResponse {
     pub redirect: bool,

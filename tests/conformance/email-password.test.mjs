@@ -446,13 +446,10 @@ describe("transport", () => {
 });
 
 // The reference runs the username, admin and organization plugins, so their
-// columns ride along on every user and session object. Gatehouse adds them with
-// the username, admin and organization issues; until then this is a declared
-// (reported) todo, not a silent skip.
+// columns ride along on every user and session object (the organization plugin's
+// session fields are absent or null until a session has an active organization).
 describe("plugin fields on the wire (username, admin, organization)", () => {
-  test("user and session carry the plugin columns with their defaults", {
-    todo: process.env.EXPECT_PLUGIN_FIELDS === "1" ? false : "plugin columns arrive with the username/admin/organization issues",
-  }, async () => {
+  test("user and session carry the plugin columns with their defaults", async () => {
     const b = newBrowser();
     const up = await signUp(b);
     assert.equal(up.error, null, JSON.stringify(up.error));

@@ -28,14 +28,28 @@ export function uniqueEmail(prefix = "user") {
   return `${prefix}-${RUN_ID}-${seq}@example.com`;
 }
 
-/** One simulated browser: its own cookie jar and an official client using it. */
+/**
+ * One simulated browser: its own cookie jar and an official client using it.
+ * `opts.origin` is handed to the jar (see CookieJar); `opts.plugins` to
+ * createAuthClient (e.g. `[usernameClient()]` from "better-auth/client/plugins").
+ */
 export function newBrowser(opts = {}) {
-  const jar = new CookieJar(BASE_URL, opts);
+  const { plugins, ...jarOpts } = opts;
+  const jar = new CookieJar(BASE_URL, jarOpts);
   const client = createAuthClient({
     baseURL: BASE_URL,
     fetchOptions: { customFetchImpl: jar.fetch },
+    ...(plugins ? { plugins } : {}),
   });
   return { jar, client };
+}
+
+/** A unique username for this run: `<prefix>_<run id><n>` (3–30 chars of [a-zA-Z0-9_]). */
+export function uniqueUsername(prefix = "u") {
+  seq += 1;
+  const name = `${prefix}_${RUN_ID}${seq.toString(36)}`;
+  if (name.length > 30) throw new Error(`username ${name} is longer than 30 chars: use a shorter prefix`);
+  return name;
 }
 
 /** POST JSON straight to an auth endpoint through a jar (bypassing the client). */

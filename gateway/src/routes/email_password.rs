@@ -48,6 +48,14 @@ pub struct SignUpBody {
     callback_url: Option<String>,
     /// `false`: a one-day session held in browser-session cookies.
     remember_me: Option<bool>,
+    /// Username plugin: 3–30 letters, digits, `_` or `.` by default (`USERNAME_*_LENGTH`);
+    /// stored lower-cased, unique ignoring case.
+    #[schema(max_length = 255)]
+    username: Option<String>,
+    /// The username as the user wants it shown; alone, and a valid username, it is the
+    /// username too.
+    #[schema(max_length = 255)]
+    display_username: Option<String>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -66,6 +74,8 @@ pub struct SignInBody {
 /// Creates a user and signs them in.
 #[utoipa::path(post, path = "/sign-up/email", tag = "email_password", request_body(content((SignUpBody = "application/json"), (SignUpBody = "application/x-www-form-urlencoded"))),
     responses((status = 200, body = SignUpResponse, description = "The new user and their session token; the session cookies are set"), (status = 422, body = ErrorBody, description = "`USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL`, `FAILED_TO_CREATE_USER`"), BodyErrors))]
+// 400 also carries the username plugin's refusals (`USERNAME_IS_ALREADY_TAKEN`,
+// `USERNAME_TOO_SHORT`, `USERNAME_TOO_LONG`, `INVALID_USERNAME`).
 async fn sign_up(
     State(state): State<AppState>,
     Input { body, meta, .. }: Input<SignUpBody>,
@@ -79,6 +89,8 @@ async fn sign_up(
             email: body.email,
             password: body.password,
             image: body.image,
+            username: body.username,
+            display_username: body.display_username,
         })
         .await?
         .into_inner()
@@ -113,7 +125,19 @@ async fn sign_in(
         .into_inner()
         .user
         .ok_or(base::INVALID_EMAIL_OR_PASSWORD)?;
-    let data = start_session(&state, &meta, user, remember).await?;
+    signed_in(&state, &meta, user, remember, callback).await
+}
+
+/// A sign-in's answer (email or username): a new session, its cookies, and `url` plus
+/// `Location` when the caller gave a `callbackURL`.
+pub(super) async fn signed_in(
+    state: &AppState,
+    meta: &RequestMeta,
+    user: identity_pb::User,
+    remember: bool,
+    callback: Option<String>,
+) -> Result<Reply, ApiError> {
+    let data = start_session(state, meta, user, remember).await?;
     let mut reply = Reply::json(&SignInResponse {
         redirect: callback.is_some(),
         token: data.session.token.clone(),
@@ -126,11 +150,11 @@ async fn sign_in(
             .headers_mut()
             .insert(header::LOCATION, location);
     }
-    reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
+    reply.set_cookies(session_cookies::issue(state, meta, &data, remember));
     Ok(reply)
 }
 
-async fn start_session(
+pub(super) async fn start_session(
     state: &AppState,
     meta: &RequestMeta,
     user: identity_pb::User,

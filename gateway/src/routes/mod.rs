@@ -3,9 +3,11 @@
 //! from the same registrations. Unknown paths and wrong methods answer 404 with an empty
 //! body, as better-auth's router does, after counting against the default rate limit.
 
+mod account;
 mod email_password;
 mod meta;
 mod session;
+mod username;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -60,7 +62,13 @@ impl Default for Group {
 /// Every route group, before the state is attached: the router, its OpenAPI document, and
 /// each path's rate-limit rule.
 pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
-    let groups = [email_password::router(), session::router(), meta::router()];
+    let groups = [
+        email_password::router(),
+        username::router(),
+        session::router(),
+        account::router(),
+        meta::router(),
+    ];
     let mut rules = HashMap::new();
     let mut all = OpenApiRouter::new();
     for group in groups {

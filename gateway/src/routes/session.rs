@@ -18,7 +18,7 @@ use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::session_cookies;
 use crate::state::AppState;
-use crate::wire::{Session, SessionWithUser};
+use crate::wire::{Session, SessionWithUser, StatusResponse};
 
 pub fn router() -> Group {
     Group::new()
@@ -163,12 +163,6 @@ pub struct RevokeSessionBody {
     /// The token of one of the caller's sessions (as `list-sessions` shows it).
     #[schema(max_length = 256)]
     token: String,
-}
-
-/// better-auth's `{"status": true}`.
-#[derive(serde::Serialize, ToSchema)]
-pub struct StatusResponse {
-    status: bool,
 }
 
 /// A reply of `{"status": true}` that also clears the session cookies when the caller's own

@@ -25,6 +25,9 @@ pub struct IdentityConfig {
     /// `SIGN_IN_HASH_BUDGET` (default half of `HASH_QUEUE_LIMIT`): queued hashes beyond which
     /// sign-ins get 429 with `X-Retry-After` instead of a place in the queue.
     pub sign_in_hash_budget: Option<usize>,
+    /// `USERNAME_MIN_LENGTH` (default 3) and `USERNAME_MAX_LENGTH` (default 30), in characters.
+    pub username_min_length: usize,
+    pub username_max_length: usize,
 }
 
 impl Default for IdentityConfig {
@@ -38,6 +41,8 @@ impl Default for IdentityConfig {
             sign_in_throttle_window: 900,
             sign_in_throttle_max_delay: 30,
             sign_in_hash_budget: None,
+            username_min_length: 3,
+            username_max_length: 30,
         }
     }
 }
@@ -62,6 +67,13 @@ impl IdentityConfig {
         self.sign_in_hash_budget
             .unwrap_or(self.hash_queue_limit() / 2)
             .max(1)
+    }
+
+    pub fn username_rules(&self) -> crate::username::UsernameRules {
+        crate::username::UsernameRules {
+            min_length: self.username_min_length,
+            max_length: self.username_max_length,
+        }
     }
 
     pub fn throttle_rules(&self) -> crate::email_password::throttle::ThrottleRules {

@@ -2,6 +2,7 @@
 
 use gatehouse_proto::identity::v1 as pb;
 
+use crate::account::Account;
 use crate::user::User;
 
 impl From<User> for pb::User {
@@ -14,6 +15,27 @@ impl From<User> for pb::User {
             image: user.image,
             created_at_unix_ms: user.created_at.timestamp_millis(),
             updated_at_unix_ms: user.updated_at.timestamp_millis(),
+            username: user.username,
+            display_username: user.display_username,
+            role: user.role,
+            banned: user.banned,
+            ban_reason: user.ban_reason,
+            ban_expires_unix_ms: user.ban_expires.map(|t| t.timestamp_millis()),
+        }
+    }
+}
+
+impl From<Account> for pb::Account {
+    fn from(account: Account) -> Self {
+        pb::Account {
+            id: account.id,
+            provider_id: account.provider_id,
+            account_id: account.account_id,
+            user_id: account.user_id,
+            // Social providers' scopes arrive with social sign-in; credentials have none.
+            scopes: Vec::new(),
+            created_at_unix_ms: account.created_at.timestamp_millis(),
+            updated_at_unix_ms: account.updated_at.timestamp_millis(),
         }
     }
 }

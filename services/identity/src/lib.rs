@@ -1,14 +1,17 @@
 //! The identity service: users and the credentials they sign in with. One folder per
 //! capability, each matching a proto service and a gateway route group of the same name:
-//! `user/` (UserService), `email_password/` (EmailPasswordService). `password` is the hashing
-//! pool they share; `convert` the one place domain types become proto messages.
+//! `user/` (UserService), `email_password/` (EmailPasswordService), `account/`
+//! (AccountService), `username/` (UsernameService). `password` is the hashing pool they share;
+//! `convert` the one place domain types become proto messages.
 
+pub mod account;
 pub mod config;
 pub mod convert;
 pub mod email_password;
 pub mod error;
 pub mod password;
 pub mod user;
+pub mod username;
 
 use gatehouse_kit::db::Migrations;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
@@ -59,8 +62,13 @@ async fn start(
         config.password_max_length,
     )
     .with_throttle(throttle)
-    .with_sign_in_budget(config.sign_in_hash_budget());
+    .with_sign_in_budget(config.sign_in_hash_budget())
+    .with_username_rules(config.username_rules());
+    let accounts = account::Accounts::new(db.clone(), rules.clone(), config.username_rules());
+    let usernames = username::Usernames::new(db.clone(), config.username_rules(), rules.clone());
     Ok(GrpcServices::new()
         .serve(user::grpc::server(user::Users::new(db)))
-        .serve(email_password::grpc::server(rules)))
+        .serve(email_password::grpc::server(rules))
+        .serve(account::grpc::server(accounts))
+        .serve(username::grpc::server(usernames)))
 }

@@ -51,6 +51,19 @@ pub enum DbError {
     Query(#[source] sqlx::Error),
 }
 
+impl DbError {
+    /// A unique violation of the constraint or index whose name (PostgreSQL) or column
+    /// (SQLite: "UNIQUE constraint failed: users.username") contains `name`.
+    pub fn is_unique_violation_of(&self, name: &str) -> bool {
+        match self {
+            DbError::UniqueViolation(sqlx::Error::Database(e)) => {
+                e.constraint().is_some_and(|c| c.contains(name)) || e.message().contains(name)
+            }
+            _ => false,
+        }
+    }
+}
+
 impl From<sqlx::Error> for DbError {
     fn from(error: sqlx::Error) -> Self {
         match &error {

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+mod account;
 mod auth_http;
 mod backends;
 mod brute_force;

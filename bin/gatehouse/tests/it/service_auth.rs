@@ -25,6 +25,8 @@ fn sign_up(email: &str) -> SignUpEmailRequest {
         email: email.into(),
         password: PASSWORD.into(),
         image: None,
+        username: None,
+        display_username: None,
     }
 }
 

@@ -25,6 +25,8 @@ impl EmailPasswordService for EmailPassword {
                 email: r.email,
                 password: r.password,
                 image: r.image,
+                username: r.username,
+                display_username: r.display_username,
             })
             .await?;
         Ok(Response::new(pb::SignUpEmailResponse {

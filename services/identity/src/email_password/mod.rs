@@ -6,12 +6,13 @@ pub mod store;
 pub mod throttle;
 
 use gatehouse_kit::db::Db;
-use gatehouse_kit::errors::base;
+use gatehouse_kit::errors::{base, username as username_codes};
 use gatehouse_kit::validate::{is_valid_email, normalize_email};
 
 use crate::error::IdentityError;
 use crate::password::{HashError, Hasher};
 use crate::user::User;
+use crate::username::UsernameRules;
 use throttle::SignInThrottle;
 
 #[derive(Clone)]
@@ -24,6 +25,7 @@ pub struct EmailPassword {
     /// Sign-ins are refused (429) while this many hashes are queued, so they never fill the
     /// queue that sign-ups and password changes also need.
     sign_in_budget: usize,
+    usernames: UsernameRules,
 }
 
 pub struct SignUp {
@@ -31,6 +33,8 @@ pub struct SignUp {
     pub email: String,
     pub password: String,
     pub image: Option<String>,
+    pub username: Option<String>,
+    pub display_username: Option<String>,
 }
 
 impl EmailPassword {
@@ -42,7 +46,13 @@ impl EmailPassword {
             max_password,
             throttle: None,
             sign_in_budget: usize::MAX,
+            usernames: UsernameRules::default(),
         }
+    }
+
+    /// What sign-up accepts as a username (the username plugin's settings).
+    pub fn with_username_rules(self, usernames: UsernameRules) -> Self {
+        Self { usernames, ..self }
     }
 
     /// Slows repeated failures per account (see [`throttle`]).
@@ -87,6 +97,18 @@ impl EmailPassword {
     }
 
     pub async fn sign_up(&self, request: SignUp) -> Result<User, IdentityError> {
+        // The username plugin's checks come first, as its before-hook does (§9.3).
+        let (username, display_username) = self
+            .usernames
+            .for_sign_up(request.username, request.display_username)
+            .map_err(IdentityError::Refused)?;
+        if let Some(username) = &username
+            && crate::user::store::find_by_username(&self.db, username)
+                .await?
+                .is_some()
+        {
+            return Err(username_codes::USERNAME_IS_ALREADY_TAKEN.into());
+        }
         let email = normalize_email(&request.email);
         if !is_valid_email(&email) {
             return Err(base::INVALID_EMAIL.into());
@@ -110,6 +132,8 @@ impl EmailPassword {
             name: request.name,
             email,
             image: request.image,
+            username,
+            display_username,
         };
         match store::create_user(&self.db, new, &hash).await {
             Ok(user) => {
@@ -118,6 +142,9 @@ impl EmailPassword {
             }
             Err(store::CreateError::EmailTaken) => {
                 Err(base::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.into())
+            }
+            Err(store::CreateError::UsernameTaken) => {
+                Err(username_codes::USERNAME_IS_ALREADY_TAKEN.into())
             }
             Err(store::CreateError::Db(error)) => Err(IdentityError::internal(
                 "creating a user",
@@ -138,8 +165,22 @@ impl EmailPassword {
             return Err(base::PASSWORD_TOO_LONG.into());
         }
         let attempt = self.admit(&email).await?;
-        let credential = store::find_credential(&self.db, &email).await?;
-        let found = credential.and_then(|c| match (c.account_row_id, c.password_hash) {
+        let found = store::find_credential(&self.db, store::By::Email(&email)).await?;
+        self.prove(&email, attempt, found, password).await
+    }
+
+    /// Checks `password` against `found` (the account a sign-in named, if any), counted in the
+    /// per-account throttle under `throttle_key` (the account's email whenever it is known, so
+    /// every way of naming one account shares its allowance). Refuses with
+    /// `INVALID_EMAIL_OR_PASSWORD` whatever went wrong, after one hash verification either way.
+    pub(crate) async fn prove(
+        &self,
+        throttle_key: &str,
+        attempt: Option<throttle::Attempt>,
+        found: Option<store::Credential>,
+        password: &str,
+    ) -> Result<User, IdentityError> {
+        let found = found.and_then(|c| match (c.account_row_id, c.password_hash) {
             (Some(account), Some(hash)) => Some((c.user, account, hash)),
             _ => None,
         });
@@ -147,14 +188,14 @@ impl EmailPassword {
             self.hasher
                 .verify_dummy_within(password, self.sign_in_budget)
                 .await?;
-            self.record(&email, attempt, false).await;
+            self.record(throttle_key, attempt, false).await;
             return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
         };
         let verification = self
             .hasher
             .verify_within(password, &stored, self.sign_in_budget)
             .await?;
-        self.record(&email, attempt, verification.valid).await;
+        self.record(throttle_key, attempt, verification.valid).await;
         if !verification.valid {
             return Err(base::INVALID_EMAIL_OR_PASSWORD.into());
         }
@@ -162,6 +203,26 @@ impl EmailPassword {
             self.upgrade_hash(&account_row_id, password).await;
         }
         Ok(user)
+    }
+
+    /// The per-account throttle's verdict for `throttle_key`, before any hash is queued.
+    pub(crate) async fn admit_attempt(
+        &self,
+        throttle_key: &str,
+    ) -> Result<Option<throttle::Attempt>, IdentityError> {
+        self.admit(throttle_key).await
+    }
+
+    pub fn max_password(&self) -> usize {
+        self.max_password
+    }
+
+    pub fn min_password(&self) -> usize {
+        self.min_password
+    }
+
+    pub fn hasher(&self) -> &Hasher {
+        &self.hasher
     }
 
     /// Replaces an imported (scrypt) or outdated hash after a successful sign-in. Best effort:

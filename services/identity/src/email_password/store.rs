@@ -25,12 +25,17 @@ pub struct NewUser {
     /// Already normalised (lower-cased).
     pub email: String,
     pub image: Option<String>,
+    /// Already checked and normalised.
+    pub username: Option<String>,
+    pub display_username: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
     #[error("a user with this email exists")]
     EmailTaken,
+    #[error("a user with this username exists")]
+    UsernameTaken,
     #[error(transparent)]
     Db(DbError),
 }
@@ -39,13 +44,9 @@ pub enum CreateError {
 pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<User, CreateError> {
     let now = ids::now();
     let user = User {
-        id: ids::new_id(),
-        name: new.name,
-        email: new.email,
-        email_verified: false,
-        image: new.image,
-        created_at: now,
-        updated_at: now,
+        username: new.username,
+        display_username: new.display_username,
+        ..User::new(new.name, new.email, new.image, now)
     };
     // No secrets: the event travels to other services.
     let event = OutboxEvent::new(&UserCreated {
@@ -58,8 +59,8 @@ pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<U
     let result: Result<(), DbError> = async {
         let mut tx = db.begin().await?;
         query(
-            "INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at, \
+             username, display_username, role) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(user.id.as_str())
         .bind(user.name.as_str())
@@ -68,6 +69,9 @@ pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<U
         .bind(user.image.clone())
         .bind(user.created_at)
         .bind(user.updated_at)
+        .bind(user.username.clone())
+        .bind(user.display_username.clone())
+        .bind(user.role.as_str())
         .execute(&mut tx)
         .await?;
         query(
@@ -89,23 +93,56 @@ pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<U
     .await;
     match result {
         Ok(()) => Ok(user),
+        Err(error) if error.is_unique_violation_of("username") => Err(CreateError::UsernameTaken),
         Err(DbError::UniqueViolation(_)) => Err(CreateError::EmailTaken),
         Err(error) => Err(CreateError::Db(error)),
     }
 }
 
-/// The user with this (normalised) email and their credential account, if any.
-pub async fn find_credential(db: &Db, email: &str) -> Result<Option<Credential>, DbError> {
-    const SQL: &str = concat!(
-        "SELECT ",
-        user_columns!(),
-        ", accounts.id AS account_row_id, accounts.password AS password_hash \
-         FROM users LEFT JOIN accounts ON accounts.user_id = users.id AND accounts.provider_id = $1 \
-         WHERE users.email = $2"
-    );
-    query(SQL)
+/// How a sign-in names its account.
+pub enum By<'a> {
+    /// Normalised (lower-cased) email.
+    Email(&'a str),
+    /// Normalised (lower-cased) username.
+    Username(&'a str),
+}
+
+/// A user with their credential account (if any), filtered by the `WHERE` that follows.
+macro_rules! credential_select {
+    () => {
+        concat!(
+            "SELECT ",
+            user_columns!(),
+            ", accounts.id AS account_row_id, accounts.password AS password_hash \
+             FROM users LEFT JOIN accounts ON accounts.user_id = users.id AND accounts.provider_id = $1 "
+        )
+    };
+}
+
+/// The user named by `by` and their credential account, if any.
+pub async fn find_credential(db: &Db, by: By<'_>) -> Result<Option<Credential>, DbError> {
+    let (sql, value) = match by {
+        By::Email(email) => (
+            concat!(credential_select!(), "WHERE users.email = $2"),
+            email,
+        ),
+        By::Username(username) => (
+            concat!(credential_select!(), "WHERE users.username = $2"),
+            username,
+        ),
+    };
+    query(sql)
         .bind(CREDENTIAL_PROVIDER)
-        .bind(email)
+        .bind(value)
+        .fetch_optional(db)
+        .await
+}
+
+/// A user (by id) with their credential account, if they have one.
+pub async fn credential_of(db: &Db, user_id: &str) -> Result<Option<Credential>, DbError> {
+    query(concat!(credential_select!(), "WHERE users.id = $2"))
+        .bind(CREDENTIAL_PROVIDER)
+        .bind(user_id)
         .fetch_optional(db)
         .await
 }

@@ -21,6 +21,39 @@ pub struct User {
     pub image: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Username plugin: normalised (lower-cased) and unique; the form the user typed.
+    pub username: Option<String>,
+    pub display_username: Option<String>,
+    /// Admin plugin: one role or several, comma-separated.
+    pub role: String,
+    pub banned: bool,
+    pub ban_reason: Option<String>,
+    /// `None` while banned: until unbanned.
+    pub ban_expires: Option<DateTime<Utc>>,
+}
+
+/// The role every new user gets (better-auth's `defaultRole`).
+pub const DEFAULT_ROLE: &str = "user";
+
+impl User {
+    /// A new user as sign-up (or an admin) creates them: not verified, default role, unbanned.
+    pub fn new(name: String, email: String, image: Option<String>, now: DateTime<Utc>) -> Self {
+        Self {
+            id: gatehouse_kit::ids::new_id(),
+            name,
+            email,
+            email_verified: false,
+            image,
+            created_at: now,
+            updated_at: now,
+            username: None,
+            display_username: None,
+            role: DEFAULT_ROLE.to_string(),
+            banned: false,
+            ban_reason: None,
+            ban_expires: None,
+        }
+    }
 }
 
 #[derive(Clone)]

@@ -1,53 +1,13 @@
 //! Sign-up and sign-in rules and their store, on SQLite and on PostgreSQL.
 
-use gatehouse_identity::MIGRATIONS;
+use crate::common::{count, refused, setup};
+use gatehouse_identity::email_password::SignUp;
 use gatehouse_identity::email_password::store::{self, CreateError, NewUser};
-use gatehouse_identity::email_password::{EmailPassword, SignUp};
-use gatehouse_identity::error::IdentityError;
-use gatehouse_identity::password::Hasher;
-use gatehouse_identity::user::Users;
-use gatehouse_kit::db::{Backend, Db, query};
+use gatehouse_kit::db::{Backend, query};
 use gatehouse_kit::errors::{ErrorCode, base};
-use gatehouse_kit::testing::TestDb;
 use gatehouse_proto::events::v1::UserCreated;
 use prost::Message as _;
 use rstest::rstest;
-
-struct Setup {
-    rules: EmailPassword,
-    users: Users,
-    db: Db,
-    _database: TestDb,
-}
-
-async fn setup(backend: Backend) -> Setup {
-    let database = TestDb::new(backend).await;
-    let db = database.connect(&MIGRATIONS).await;
-    Setup {
-        rules: EmailPassword::new(db.clone(), Hasher::new(2, 64).unwrap(), 8, 128),
-        users: Users::new(db.clone()),
-        db,
-        _database: database,
-    }
-}
-
-async fn count(db: &Db, table: &str) -> i64 {
-    let sql = match table {
-        "users" => "SELECT COUNT(*) FROM users",
-        "accounts" => "SELECT COUNT(*) FROM accounts",
-        _ => "SELECT COUNT(*) FROM outbox WHERE published_at IS NULL",
-    };
-    let (n,): (i64,) = query(sql).fetch_one(db).await.expect("count");
-    n
-}
-
-/// The code a refusal carries.
-fn refused<T: std::fmt::Debug>(result: Result<T, IdentityError>) -> String {
-    match result {
-        Err(IdentityError::Refused(failure)) => failure.code().to_string(),
-        other => panic!("expected a refusal, got {other:?}"),
-    }
-}
 
 fn code(c: ErrorCode) -> String {
     c.code().to_string()
@@ -59,6 +19,8 @@ fn sign_up(email: &str, password: &str) -> SignUp {
         email: email.into(),
         password: password.into(),
         image: None,
+        username: None,
+        display_username: None,
     }
 }
 
@@ -106,7 +68,7 @@ async fn sign_up_stores_a_lowercased_user_a_credential_and_an_event(#[case] back
             Some(user.clone()),
             "{backend:?}: round trip keeps every field"
         );
-        let credential = store::find_credential(&t.db, "alice@example.com")
+        let credential = store::find_credential(&t.db, store::By::Email("alice@example.com"))
             .await
             .unwrap()
             .unwrap();
@@ -157,6 +119,8 @@ async fn duplicate_emails_are_refused_in_any_case(#[case] backend: Backend) {
                 name: "B".into(),
                 email: "bob@example.com".into(),
                 image: None,
+                username: None,
+                display_username: None,
             },
             "x",
         )
@@ -251,6 +215,8 @@ async fn imported_better_auth_scrypt_hashes_sign_in_and_are_upgraded(#[case] bac
                 name: "Imported".into(),
                 email: "old@example.com".into(),
                 image: None,
+                username: None,
+                display_username: None,
             },
             SCRYPT,
         )
@@ -258,7 +224,7 @@ async fn imported_better_auth_scrypt_hashes_sign_in_and_are_upgraded(#[case] bac
         .unwrap();
         let signed_in = t.rules.sign_in("old@example.com", "password123").await;
         assert_eq!(signed_in.unwrap().id, user.id, "{backend:?}");
-        let credential = store::find_credential(&t.db, "old@example.com")
+        let credential = store::find_credential(&t.db, store::By::Email("old@example.com"))
             .await
             .unwrap()
             .unwrap();

@@ -1,5 +1,8 @@
 //! The identity service's tests, one binary: each storage test runs as a named case per
 //! backend (`…::case_1_sqlite`, `…::case_2_postgres`).
 
+mod account;
+mod common;
 mod email_password;
 mod schema;
+mod username;

@@ -52,6 +52,7 @@ crate::catalogue! {
     METHOD_NOT_ALLOWED_DEFER_SESSION_REQUIRED = (405, "POST method requires deferSessionRefresh to be enabled in session config"),
     BODY_MUST_BE_AN_OBJECT = (400, "Body must be an object"),
     PASSWORD_ALREADY_SET = (400, "User already has a password set"),
+    PROVIDER_NOT_CONFIGURED = (400, "Account is not associated with a configured social provider."),
     // Raised by the pipeline and the session middlewares rather than taken from the table.
     UNAUTHORIZED = (401, "Unauthorized"),
     BAD_REQUEST = (400, "Bad request"),

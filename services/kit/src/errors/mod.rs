@@ -4,10 +4,12 @@
 //! `google.rpc.ErrorInfo` (reason = code, metadata = HTTP status), so the gateway renders any
 //! code without a lookup table and a new code never needs a gateway change.
 //!
-//! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core) today; the
-//! username, admin, organization, api-key and billing catalogues arrive with their features.
+//! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core),
+//! [`username`]; the admin, organization, api-key and billing catalogues arrive with their
+//! features.
 
 pub mod base;
+pub mod username;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -117,6 +119,17 @@ impl std::fmt::Display for Failure {
 impl std::error::Error for Failure {}
 
 impl Failure {
+    /// A refusal better-auth answers with a message and no code (`{"message": "No fields to
+    /// update"}`); the gateway renders it without `code`.
+    pub fn message_only(status: u16, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code: Cow::Borrowed(""),
+            message: message.into(),
+            status,
+            retry_after_secs: None,
+        }
+    }
+
     pub fn code(&self) -> &str {
         &self.code
     }
@@ -255,10 +268,18 @@ mod tests {
 
     #[test]
     fn every_code_travels_whole_through_a_grpc_status() {
-        for &code in base::ALL {
+        for &code in base::ALL.iter().chain(username::ALL) {
             let back = Failure::from_status(&Status::from(code));
             assert_eq!(back, Failure::from(code), "{}", code.code());
         }
+    }
+
+    #[test]
+    fn a_message_only_refusal_travels_without_a_code() {
+        let failure = Failure::message_only(400, "No fields to update");
+        let back = Failure::from_status(&failure.to_status());
+        assert_eq!(back, failure);
+        assert_eq!(back.code(), "");
     }
 
     #[test]

@@ -96,4 +96,18 @@ impl SessionService for Sessions {
             sessions: sessions.into_iter().map(Into::into).collect(),
         }))
     }
+
+    async fn evict_user(
+        &self,
+        request: Request<pb::EvictUserRequest>,
+    ) -> Result<Response<pb::EvictUserResponse>, Status> {
+        let r = request.into_inner();
+        if r.user_id.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message("user_id is required")
+                .into());
+        }
+        Sessions::evict_user(self, &r.user_id).await?;
+        Ok(Response::new(pb::EvictUserResponse {}))
+    }
 }

@@ -208,6 +208,21 @@ impl Sessions {
         Ok(tokens.len())
     }
 
+    /// Drops the cached copies of every session of `user_id`, so their next read fetches the
+    /// user afresh (what the `user.updated` consumer does, for a caller who cannot wait).
+    pub async fn evict_user(&self, user_id: &str) -> Result<(), SessionError> {
+        for token in store::tokens_of(&self.db, user_id).await? {
+            self.cache.evict(&token).await.map_err(|error| {
+                SessionError::internal(
+                    "evicting a cached session",
+                    base::INTERNAL_SERVER_ERROR,
+                    error,
+                )
+            })?;
+        }
+        Ok(())
+    }
+
     async fn load(
         &self,
         token: &str,

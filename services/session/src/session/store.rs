@@ -1,7 +1,7 @@
 //! The sessions table.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::db::{Db, DbError, Tx, query};
+use gatehouse_kit::db::{Db, DbError, Executor, Tx, query};
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::SessionRevoked;
 
@@ -144,10 +144,10 @@ pub async fn delete_expired(db: &Db, now: DateTime<Utc>) -> Result<u64, DbError>
 }
 
 /// The tokens of a user's sessions (to drop their cached copies).
-pub async fn tokens_of(tx: &mut Tx, user_id: &str) -> Result<Vec<String>, DbError> {
+pub async fn tokens_of(on: impl Executor, user_id: &str) -> Result<Vec<String>, DbError> {
     let rows: Vec<(String,)> = query("SELECT token FROM sessions WHERE user_id = $1")
         .bind(user_id)
-        .fetch_all(tx)
+        .fetch_all(on)
         .await?;
     Ok(rows.into_iter().map(|(token,)| token).collect())
 }

@@ -73,6 +73,8 @@ async fn a_user(identity_url: &str) -> String {
         ),
         password: "Correct-Horse-9".into(),
         image: None,
+        username: None,
+        display_username: None,
     };
     // The service may still be starting: retry briefly.
     for _ in 0..50 {

@@ -1,0 +1,358 @@
+//! The `account` group: `POST /update-user`, `POST /change-password`, `GET /list-accounts`,
+//! `GET /account-info`
+//! (`gatehouse.identity.v1.AccountService`). `set-password` is an RPC only, never a route
+//! (better-auth §8.14).
+
+use axum::extract::State;
+use gatehouse_kit::errors::{Failure, base};
+use gatehouse_proto::identity::v1 as identity_pb;
+use gatehouse_proto::session::v1 as session_pb;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
+
+use super::Group;
+use super::email_password::start_session;
+use crate::error::ApiError;
+use crate::extract::{Authenticate as _, Input, NoInput, RequestMeta, Session as SignedIn};
+use crate::openapi::{ErrorBody, SessionErrors, SignedInBodyErrors};
+use crate::policy::{Policy, RateRule};
+use crate::reply::Reply;
+use crate::session_cookies;
+use crate::state::AppState;
+use crate::wire::{SessionWithUser, StatusResponse, User};
+
+pub fn router() -> Group {
+    Group::new()
+        .route(routes!(update_user), Policy::DEFAULT)
+        .route(
+            routes!(change_password),
+            Policy::DEFAULT.rate(RateRule::SignIn),
+        )
+        .route(routes!(list_accounts), Policy::DEFAULT)
+        .route(routes!(account_info), Policy::DEFAULT)
+}
+
+/// `Some(None)` for an explicit `null`, `None` for a missing field.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// Any keys are accepted (a record, as better-auth's schema is); unknown ones are ignored.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateUserBody {
+    #[schema(max_length = 255)]
+    name: Option<String>,
+    /// A URL, or `null` to remove the image.
+    #[schema(value_type = Option<String>, max_length = 2048)]
+    #[serde(default, deserialize_with = "present")]
+    image: Option<Option<String>>,
+    /// Username plugin: checked, normalised and unique as at sign-up; the display form is
+    /// left as it was.
+    #[schema(max_length = 255)]
+    username: Option<String>,
+    #[schema(max_length = 255)]
+    display_username: Option<String>,
+    /// Refused: `EMAIL_CAN_NOT_BE_UPDATED` (change-email is its own flow).
+    email: Option<Value>,
+    /// Refused when set: `FIELD_NOT_ALLOWED` (the admin plugin's fields, not the user's).
+    role: Option<Value>,
+    banned: Option<Value>,
+    ban_reason: Option<Value>,
+    ban_expires: Option<Value>,
+    /// Every other key (`emailVerified`, unknown ones): accepted and ignored.
+    #[serde(flatten)]
+    #[allow(dead_code)]
+    other: std::collections::HashMap<String, Value>,
+}
+
+/// JavaScript truthiness, as better-auth judges a non-input field "supplied".
+fn truthy(value: &Option<Value>) -> bool {
+    match value {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0),
+        Some(_) => true,
+    }
+}
+
+/// Changes the caller's name, image or username; the session cookie is re-issued with the new
+/// user, and the next `get-session` shows the change.
+#[utoipa::path(post, path = "/update-user", tag = "account", request_body = UpdateUserBody,
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), SignedInBodyErrors))]
+// 400: `EMAIL_CAN_NOT_BE_UPDATED`, `FIELD_NOT_ALLOWED`, `{"message": "No fields to update"}`,
+// and the username plugin's `USERNAME_IS_ALREADY_TAKEN`, `USERNAME_TOO_SHORT`, … .
+async fn update_user(
+    State(state): State<AppState>,
+    Input {
+        body,
+        auth: caller,
+        meta,
+    }: Input<UpdateUserBody, SignedIn>,
+) -> Result<Reply, ApiError> {
+    if truthy(&body.email) {
+        return Err(base::EMAIL_CAN_NOT_BE_UPDATED.into());
+    }
+    let not_allowed = [
+        ("role", &body.role),
+        ("banned", &body.banned),
+        ("banReason", &body.ban_reason),
+        ("banExpires", &body.ban_expires),
+    ];
+    if let Some((field, _)) = not_allowed.iter().find(|(_, value)| truthy(value)) {
+        return Err(base::FIELD_NOT_ALLOWED
+            .with_message(format!("{field} is not allowed to be set"))
+            .into());
+    }
+    let (clear_image, image) = match body.image {
+        Some(None) => (true, None),
+        Some(Some(image)) => (false, Some(image)),
+        None => (false, None),
+    };
+    if body.name.is_none()
+        && image.is_none()
+        && !clear_image
+        && body.username.is_none()
+        && body.display_username.is_none()
+    {
+        return Err(Failure::message_only(400, "No fields to update").into());
+    }
+    let user = state
+        .accounts
+        .clone()
+        .update_user(identity_pb::UpdateUserRequest {
+            user_id: caller.user.id.clone(),
+            name: body.name,
+            image,
+            clear_image,
+            username: body.username,
+            display_username: body.display_username,
+        })
+        .await?
+        .into_inner()
+        .user
+        .ok_or(base::FAILED_TO_UPDATE_USER)?;
+    forget_cached_user(&state, &user.id).await;
+    let remember = caller.session.remember_me && !session_cookies::dont_remember(&state, &meta);
+    let data = SessionWithUser {
+        session: caller.session.into(),
+        user: user.into(),
+    };
+    let mut reply = Reply::json(&StatusResponse { status: true });
+    reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
+    Ok(reply)
+}
+
+/// The caller reads their change back at once; the `user.updated` event evicts the cached
+/// sessions everywhere too, so a failure here is only logged.
+async fn forget_cached_user(state: &AppState, user_id: &str) {
+    let evicted = state
+        .sessions
+        .clone()
+        .evict_user(session_pb::EvictUserRequest {
+            user_id: user_id.to_string(),
+        })
+        .await;
+    if let Err(status) = evicted {
+        tracing::warn!(%status, "could not evict the changed user's cached sessions; the event will");
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangePasswordBody {
+    new_password: String,
+    current_password: String,
+    /// End every session and start a new one (its token is returned).
+    revoke_other_sessions: Option<bool>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ChangePasswordResponse {
+    /// The new session's token when `revokeOtherSessions` was set, else `null`.
+    token: Option<String>,
+    user: User,
+}
+
+/// Replaces the caller's password after checking the current one.
+#[utoipa::path(post, path = "/change-password", tag = "account", request_body = ChangePasswordBody,
+    responses((status = 200, body = ChangePasswordResponse, description = "The user, and the new session's token when other sessions were revoked"), SignedInBodyErrors))]
+// 400: `INVALID_PASSWORD`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`,
+// `CREDENTIAL_ACCOUNT_NOT_FOUND`.
+async fn change_password(
+    State(state): State<AppState>,
+    Input {
+        body,
+        auth: caller,
+        meta,
+    }: Input<ChangePasswordBody, SignedIn>,
+) -> Result<Reply, ApiError> {
+    let user = state
+        .accounts
+        .clone()
+        .change_password(identity_pb::ChangePasswordRequest {
+            user_id: caller.user.id.clone(),
+            current_password: body.current_password,
+            new_password: body.new_password,
+        })
+        .await?
+        .into_inner()
+        .user
+        .ok_or(base::FAILED_TO_UPDATE_USER)?;
+    if !body.revoke_other_sessions.unwrap_or(false) {
+        return Ok(Reply::json(&ChangePasswordResponse {
+            token: None,
+            user: user.into(),
+        }));
+    }
+    new_session_only(&state, &meta, caller, user).await
+}
+
+/// Ends every session of the caller and signs them in afresh (§8.13).
+async fn new_session_only(
+    state: &AppState,
+    meta: &RequestMeta,
+    caller: SignedIn,
+    user: identity_pb::User,
+) -> Result<Reply, ApiError> {
+    state
+        .sessions
+        .clone()
+        .revoke_user_sessions(session_pb::RevokeUserSessionsRequest {
+            user_id: user.id.clone(),
+            except_token: None,
+        })
+        .await?;
+    let remember = caller.session.remember_me && !session_cookies::dont_remember(state, meta);
+    let data = start_session(state, meta, user, remember).await?;
+    let mut reply = Reply::json(&ChangePasswordResponse {
+        token: Some(data.session.token.clone()),
+        user: data.user.clone(),
+    });
+    reply.set_cookies(session_cookies::issue(state, meta, &data, remember));
+    Ok(reply)
+}
+
+/// A sign-in method as better-auth lists it (§4.3): no tokens, no password.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Account {
+    id: String,
+    provider_id: String,
+    account_id: String,
+    user_id: String,
+    scopes: Vec<String>,
+    created_at: String,
+    updated_at: String,
+}
+
+impl From<identity_pb::Account> for Account {
+    fn from(account: identity_pb::Account) -> Self {
+        Self {
+            id: account.id,
+            provider_id: account.provider_id,
+            account_id: account.account_id,
+            user_id: account.user_id,
+            scopes: account.scopes,
+            created_at: gatehouse_kit::ids::iso(account.created_at_unix_ms),
+            updated_at: gatehouse_kit::ids::iso(account.updated_at_unix_ms),
+        }
+    }
+}
+
+/// The caller's sign-in methods: `credential` for email and password, one per linked provider.
+#[utoipa::path(get, path = "/list-accounts", tag = "account",
+    responses((status = 200, body = Vec<Account>, description = "The caller's accounts"), SessionErrors))]
+async fn list_accounts(
+    State(state): State<AppState>,
+    Input { auth: caller, .. }: Input<NoInput, SignedIn>,
+) -> Result<Reply, ApiError> {
+    let accounts = state
+        .accounts
+        .clone()
+        .list_accounts(identity_pb::ListAccountsRequest {
+            user_id: caller.user.id,
+        })
+        .await?
+        .into_inner()
+        .accounts;
+    let accounts: Vec<Account> = accounts.into_iter().map(Into::into).collect();
+    Ok(Reply::json(&accounts))
+}
+
+/// What a provider says about the user, for one of their linked accounts.
+#[derive(Serialize, ToSchema)]
+pub struct AccountInfoResponse {
+    /// The provider's profile, as it sent it.
+    #[schema(value_type = Object)]
+    data: Value,
+    account: AccountRef,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountRef {
+    id: String,
+    provider_id: String,
+    account_id: String,
+}
+
+/// better-auth's query is `{accountId, userId?}` or `{useAccountCookie: true}` (a literal
+/// that a query string can never be), strictly: unknown keys are refused.
+fn account_info_query(meta: &RequestMeta) -> Result<String, ApiError> {
+    if let Some((key, _)) = meta
+        .query
+        .iter()
+        .find(|(key, _)| !matches!(key.as_str(), "accountId" | "userId" | "useAccountCookie"))
+    {
+        return Err(base::VALIDATION_ERROR
+            .with_message(format!("[query] Unrecognized key: \"{key}\""))
+            .into());
+    }
+    match meta.query("accountId") {
+        Some(id) if meta.query("useAccountCookie").is_none() => Ok(id.to_string()),
+        _ => Err(base::VALIDATION_ERROR
+            .with_message("[query] Invalid input")
+            .into()),
+    }
+}
+
+/// The provider's profile of the caller for one of their linked accounts (`accountId`, the
+/// account's id as list-accounts shows it).
+#[utoipa::path(get, path = "/account-info", tag = "account",
+    params(("accountId" = String, Query, description = "One of the caller's accounts (its `id`)"),
+           ("userId" = Option<String>, Query, description = "Accepted and ignored: always the caller")),
+    responses((status = 200, body = AccountInfoResponse, description = "The provider's profile of the caller"),
+        (status = 400, body = ErrorBody, description = "`ACCOUNT_NOT_FOUND`, `PROVIDER_NOT_CONFIGURED` (a credential account), `VALIDATION_ERROR`"),
+        (status = 401, description = "No session (an empty body)")))]
+async fn account_info(State(state): State<AppState>, meta: RequestMeta) -> Result<Reply, ApiError> {
+    let account_id = account_info_query(&meta)?;
+    // better-auth answers this route's missing session with an empty 401.
+    let caller = match SignedIn::authenticate(&state, &meta).await {
+        Ok(caller) => caller,
+        Err(ApiError::Failure(failure)) if failure.is(base::UNAUTHORIZED) => {
+            return Err(ApiError::Bare(axum::http::StatusCode::UNAUTHORIZED));
+        }
+        Err(other) => return Err(other),
+    };
+    let info = state
+        .accounts
+        .clone()
+        .get_account_info(identity_pb::GetAccountInfoRequest {
+            user_id: caller.user.id,
+            account_id,
+        })
+        .await?
+        .into_inner();
+    let account = info.account.ok_or(base::ACCOUNT_NOT_FOUND)?;
+    Ok(Reply::json(&AccountInfoResponse {
+        data: serde_json::from_str(&info.profile_json).unwrap_or(Value::Null),
+        account: AccountRef {
+            id: account.id,
+            provider_id: account.provider_id,
+            account_id: account.account_id,
+        },
+    }))
+}

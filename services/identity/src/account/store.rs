@@ -1,0 +1,128 @@
+//! A user's own account rows: profile changes (with their `user.updated` event) and the list
+//! of sign-in methods.
+
+use chrono::{DateTime, Utc};
+use gatehouse_kit::db::sea_query::{Alias, Expr, ExprTrait, Query};
+use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::ids;
+use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_proto::events::v1::UserUpdated;
+
+use crate::email_password::store::CREDENTIAL_PROVIDER;
+use crate::user::User;
+use crate::user_columns;
+
+/// The profile fields a change sets (`None`: left as it is).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProfileChanges {
+    pub name: Option<String>,
+    /// `Some(None)` removes the image.
+    pub image: Option<Option<String>>,
+    /// Already checked and normalised.
+    pub username: Option<String>,
+    pub display_username: Option<String>,
+}
+
+impl ProfileChanges {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// A sign-in method, without its secrets.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Account {
+    pub id: String,
+    pub provider_id: String,
+    pub account_id: String,
+    pub user_id: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Applies `changes` and records `user.updated` in the same transaction; `None` when the user
+/// does not exist.
+pub async fn update_profile(
+    db: &Db,
+    user_id: &str,
+    changes: ProfileChanges,
+) -> Result<Option<User>, DbError> {
+    let column = |name: &str| Alias::new(name);
+    let mut statement = Query::update();
+    statement
+        .table(column("users"))
+        .value(column("updated_at"), ids::now())
+        .and_where(Expr::col(column("id")).eq(user_id));
+    if let Some(name) = changes.name {
+        statement.value(column("name"), name);
+    }
+    if let Some(image) = changes.image {
+        statement.value(column("image"), image);
+    }
+    if let Some(username) = changes.username {
+        statement.value(column("username"), username);
+    }
+    if let Some(display_username) = changes.display_username {
+        statement.value(column("display_username"), display_username);
+    }
+    let mut tx = db.begin().await?;
+    if tx.build(&statement).execute(&mut tx).await? == 0 {
+        return Ok(None);
+    }
+    tx.enqueue(&OutboxEvent::new(&UserUpdated {
+        user_id: user_id.to_string(),
+    }))
+    .await?;
+    let user = query(concat!(
+        "SELECT ",
+        user_columns!(),
+        " FROM users WHERE users.id = $1"
+    ))
+    .bind(user_id)
+    .fetch_one(&mut tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Some(user))
+}
+
+/// The user's sign-in methods, oldest first.
+pub async fn list(db: &Db, user_id: &str) -> Result<Vec<Account>, DbError> {
+    query(
+        "SELECT id, provider_id, account_id, user_id, created_at, updated_at FROM accounts \
+         WHERE user_id = $1 ORDER BY created_at, id",
+    )
+    .bind(user_id)
+    .fetch_all(db)
+    .await
+}
+
+/// One of the user's accounts by its row id.
+pub async fn find(db: &Db, user_id: &str, id: &str) -> Result<Option<Account>, DbError> {
+    query(
+        "SELECT id, provider_id, account_id, user_id, created_at, updated_at FROM accounts \
+         WHERE id = $1 AND user_id = $2",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(db)
+    .await
+}
+
+/// Gives a user without one a credential account holding `password_hash`.
+pub async fn add_credential(db: &Db, user_id: &str, password_hash: &str) -> Result<(), DbError> {
+    let now = ids::now();
+    query(
+        "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(ids::new_id())
+    .bind(user_id)
+    .bind(CREDENTIAL_PROVIDER)
+    .bind(user_id)
+    .bind(password_hash)
+    .bind(now)
+    .bind(now)
+    .execute(db)
+    .await?;
+    Ok(())
+}
