@@ -160,6 +160,7 @@ mod tests {
                 updated_at: "2026-11-21T05:18:12.666Z".into(),
                 ip_address: "".into(),
                 user_agent: "".into(),
+                impersonated_by: None,
             },
             user: User {
                 id: "u".into(),

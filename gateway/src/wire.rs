@@ -57,6 +57,8 @@ pub struct Session {
     pub updated_at: String,
     pub ip_address: String,
     pub user_agent: String,
+    /// Admin plugin: the admin behind an impersonation session.
+    pub impersonated_by: Option<String>,
 }
 
 impl From<session_pb::Session> for Session {
@@ -70,6 +72,7 @@ impl From<session_pb::Session> for Session {
             updated_at: iso(session.updated_at_unix_ms),
             ip_address: session.ip_address,
             user_agent: session.user_agent,
+            impersonated_by: session.impersonated_by,
         }
     }
 }

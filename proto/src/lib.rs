@@ -44,6 +44,7 @@ pub mod events {
         v1::UserCreated => "user.created",
         v1::UserUpdated => "user.updated",
         v1::UserDeleted => "user.deleted",
+        v1::UserBanned => "user.banned",
         v1::SessionRevoked => "session.revoked",
     }
 
@@ -55,10 +56,10 @@ pub mod events {
     }
 
     /// The session service drops its cached copies of a user who changed, and the sessions of
-    /// a user who was deleted.
+    /// a user who was deleted or banned.
     pub const SESSION_USER_EVENTS: Queue = Queue {
         name: "session.user-events",
-        topics: &["user.updated", "user.deleted"],
+        topics: &["user.updated", "user.deleted", "user.banned"],
     };
 
     /// Every consumer queue. Adding a consumer is a line here and its handler.

@@ -168,6 +168,7 @@ pub(super) async fn start_session(
             ip_address: meta.client.recorded(),
             user_agent: meta.user_agent(),
             remember_me: remember,
+            ..Default::default()
         })
         .await?
         .into_inner()

@@ -150,6 +150,7 @@ async fn list_sessions(
         .clone()
         .list_sessions(session_pb::ListSessionsRequest {
             user_id: caller.user.id,
+            all: false,
         })
         .await?
         .into_inner()

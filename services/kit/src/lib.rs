@@ -4,6 +4,7 @@
 //! behind the service token; metrics and health on a separate operations listener), service
 //! start-up, and errors that travel whole from a service to the gateway.
 
+pub mod access;
 pub mod amqp;
 pub mod bus;
 pub mod cache;

@@ -17,6 +17,7 @@ impl From<Session> for pb::Session {
             ip_address: session.ip_address,
             user_agent: session.user_agent,
             remember_me: session.remember_me,
+            impersonated_by: session.impersonated_by,
         }
     }
 }
@@ -33,6 +34,7 @@ impl From<pb::Session> for Session {
             ip_address: session.ip_address,
             user_agent: session.user_agent,
             remember_me: session.remember_me,
+            impersonated_by: session.impersonated_by,
         }
     }
 }

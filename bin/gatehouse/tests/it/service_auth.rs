@@ -64,6 +64,7 @@ async fn calls_without_the_right_service_token_are_refused_and_change_nothing() 
         ip_address: "203.0.113.66".into(),
         user_agent: "mallory".into(),
         remember_me: true,
+        ..Default::default()
     };
     let refused = SessionServiceClient::new(lazy_channel(&session_url, &wrong).unwrap())
         .create_session(hijack.clone())

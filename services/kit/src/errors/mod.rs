@@ -5,9 +5,10 @@
 //! code without a lookup table and a new code never needs a gateway change.
 //!
 //! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core),
-//! [`username`]; the admin, organization, api-key and billing catalogues arrive with their
+//! [`username`], [`admin`]; the organization, api-key and billing catalogues arrive with their
 //! features.
 
+pub mod admin;
 pub mod base;
 pub mod username;
 
@@ -268,7 +269,7 @@ mod tests {
 
     #[test]
     fn every_code_travels_whole_through_a_grpc_status() {
-        for &code in base::ALL.iter().chain(username::ALL) {
+        for &code in base::ALL.iter().chain(username::ALL).chain(admin::ALL) {
             let back = Failure::from_status(&Status::from(code));
             assert_eq!(back, Failure::from(code), "{}", code.code());
         }

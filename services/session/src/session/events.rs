@@ -1,13 +1,13 @@
 //! What the session service does with identity's user events (queue `session.user-events`):
 //! a changed user's cached sessions are dropped, so the next `get-session` reads the user
-//! afresh; a deleted user's sessions are deleted. A cache that cannot be reached fails the
+//! afresh; a deleted or banned user's sessions are deleted. A cache that cannot be reached fails the
 //! event, which is then retried.
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
 use gatehouse_kit::db::Tx;
 use gatehouse_proto::events::Event;
-use gatehouse_proto::events::v1::{UserDeleted, UserUpdated};
+use gatehouse_proto::events::v1::{UserBanned, UserDeleted, UserUpdated};
 use prost::Message as _;
 
 use super::cache::SessionCache;
@@ -27,9 +27,14 @@ impl Handler for UserEvents {
                         self.cache.evict(&token).await?;
                     }
                 }
-                UserDeleted::TOPIC => {
-                    let event = UserDeleted::decode(message.payload.as_slice())?;
-                    for token in store::delete_for_user(tx, &event.user_id).await? {
+                UserDeleted::TOPIC | UserBanned::TOPIC => {
+                    let payload = message.payload.as_slice();
+                    let user_id = if message.topic == UserDeleted::TOPIC {
+                        UserDeleted::decode(payload)?.user_id
+                    } else {
+                        UserBanned::decode(payload)?.user_id
+                    };
+                    for token in store::delete_for_user(tx, &user_id).await? {
                         self.cache.try_bury(&token).await?;
                     }
                 }

@@ -29,6 +29,10 @@ impl SessionService for Sessions {
                 ip_address: r.ip_address,
                 user_agent: r.user_agent,
                 remember_me: r.remember_me,
+                impersonation: r.impersonated_by.map(|admin| {
+                    let seconds = r.lifetime_seconds.unwrap_or(3600);
+                    (admin, std::time::Duration::from_secs(seconds.into()))
+                }),
             })
             .await?;
         Ok(Response::new(pb::CreateSessionResponse {
@@ -91,7 +95,11 @@ impl SessionService for Sessions {
                 .with_message("user_id is required")
                 .into());
         }
-        let sessions = self.list(&r.user_id).await?;
+        let sessions = if r.all {
+            self.list_all(&r.user_id).await?
+        } else {
+            self.list(&r.user_id).await?
+        };
         Ok(Response::new(pb::ListSessionsResponse {
             sessions: sessions.into_iter().map(Into::into).collect(),
         }))

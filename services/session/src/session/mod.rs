@@ -35,6 +35,8 @@ pub struct Session {
     pub user_agent: String,
     /// false for a "don't remember me" sign-in: a short session that never slides.
     pub remember_me: bool,
+    /// The admin who started this impersonation session, if it is one.
+    pub impersonated_by: Option<String>,
 }
 
 /// A session found for a token, with its user as the identity service describes them.
@@ -51,6 +53,8 @@ pub struct NewSession {
     pub ip_address: String,
     pub user_agent: String,
     pub remember_me: bool,
+    /// An impersonation session: who started it, and how long it lives.
+    pub impersonation: Option<(String, Duration)>,
 }
 
 #[derive(Clone)]
@@ -90,10 +94,10 @@ impl Sessions {
 
     pub async fn create(&self, new: NewSession) -> Result<Session, SessionError> {
         let now = ids::now();
-        let lifetime = if new.remember_me {
-            self.lifetimes.expires_in
-        } else {
-            self.lifetimes.dont_remember_expires_in
+        let lifetime = match &new.impersonation {
+            Some((_, lifetime)) => *lifetime,
+            None if new.remember_me => self.lifetimes.expires_in,
+            None => self.lifetimes.dont_remember_expires_in,
         };
         let session = Session {
             id: ids::new_id(),
@@ -104,7 +108,9 @@ impl Sessions {
             updated_at: now,
             ip_address: new.ip_address,
             user_agent: new.user_agent,
-            remember_me: new.remember_me,
+            // An impersonation session never slides.
+            remember_me: new.remember_me && new.impersonation.is_none(),
+            impersonated_by: new.impersonation.map(|(admin, _)| admin),
         };
         store::insert(&self.db, &session).await.map_err(|error| {
             SessionError::internal("creating a session", base::FAILED_TO_CREATE_SESSION, error)
@@ -177,12 +183,18 @@ impl Sessions {
     }
 
     /// The user's unexpired sessions.
+    /// The user's unexpired sessions, impersonation sessions left out (what the user sees).
     pub async fn list(&self, user_id: &str) -> Result<Vec<Session>, SessionError> {
         let now = ids::now();
-        let mut sessions = store::list_for_user(&self.db, user_id, now).await?;
+        let mut sessions = store::list_for_user(&self.db, user_id, Some(now)).await?;
         // Sessions slid before the limit existed may still hold a later expiry.
-        sessions.retain(|session| !self.past_max_lifetime(session, now));
+        sessions.retain(|s| !self.past_max_lifetime(s, now) && s.impersonated_by.is_none());
         Ok(sessions)
+    }
+
+    /// Every session row of the user, expired and impersonation ones too (what an admin sees).
+    pub async fn list_all(&self, user_id: &str) -> Result<Vec<Session>, SessionError> {
+        Ok(store::list_for_user(&self.db, user_id, None).await?)
     }
 
     /// Deletes the session (when `owner` is given, only if it is theirs); unknown tokens are

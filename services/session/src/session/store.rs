@@ -10,14 +10,15 @@ use super::Session;
 /// The columns every read selects (a macro so queries stay literal strings).
 macro_rules! columns {
     () => {
-        "id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me"
+        "id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me, \
+         impersonated_by"
     };
 }
 
 pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
     query(
-        "INSERT INTO sessions (id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO sessions (id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me, \
+         impersonated_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(session.id.as_str())
     .bind(session.token.as_str())
@@ -28,6 +29,7 @@ pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
     .bind(session.ip_address.as_str())
     .bind(session.user_agent.as_str())
     .bind(session.remember_me)
+    .bind(session.impersonated_by.clone())
     .execute(db)
     .await?;
     Ok(())
@@ -38,18 +40,31 @@ pub async fn find_by_token(db: &Db, token: &str) -> Result<Option<Session>, DbEr
     query(SQL).bind(token).fetch_optional(db).await
 }
 
-/// The user's sessions that have not expired, oldest first (better-auth's order).
+/// The user's sessions, oldest first (better-auth's order): those that have not expired by
+/// `unexpired_at`, or every row when it is `None`.
 pub async fn list_for_user(
     db: &Db,
     user_id: &str,
-    now: DateTime<Utc>,
+    unexpired_at: Option<DateTime<Utc>>,
 ) -> Result<Vec<Session>, DbError> {
-    const SQL: &str = concat!(
-        "SELECT ",
-        columns!(),
-        " FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at, id"
-    );
-    query(SQL).bind(user_id).bind(now).fetch_all(db).await
+    match unexpired_at {
+        Some(now) => query(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY created_at, id"
+        ))
+        .bind(user_id)
+        .bind(now)
+        .fetch_all(db),
+        None => query(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM sessions WHERE user_id = $1 ORDER BY created_at, id"
+        ))
+        .bind(user_id)
+        .fetch_all(db),
+    }
+    .await
 }
 
 /// Slides the expiry; `false` when the session no longer exists (revoked meanwhile).

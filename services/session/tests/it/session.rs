@@ -122,6 +122,7 @@ fn new_session(user_id: &str, remember_me: bool) -> NewSession {
         ip_address: "203.0.113.7".into(),
         user_agent: "test-agent".into(),
         remember_me,
+        impersonation: None,
     }
 }
 
@@ -556,4 +557,42 @@ async fn revoking_all_sessions_keeps_only_the_one_asked_for(#[case] backend: Bac
         "{backend:?}: another user's session is untouched"
     );
     assert_eq!(sessions.revoke_all("nobody", None).await.unwrap(), 0);
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn impersonation_sessions_are_short_never_slide_and_only_admins_see_them(
+    #[case] backend: Backend,
+) {
+    let identity = identity_service().await;
+    let (user, admin) = (a_user(&identity.url).await, a_user(&identity.url).await);
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
+    let own = sessions.create(new_session(&user, true)).await.unwrap();
+    let impersonation = sessions
+        .create(NewSession {
+            impersonation: Some((admin.clone(), Duration::from_secs(3600))),
+            ..new_session(&user, true)
+        })
+        .await
+        .unwrap();
+    assert_eq!(impersonation.impersonated_by.as_deref(), Some(admin.as_str()));
+    assert!(!impersonation.remember_me, "{backend:?}: never slid");
+    let lifetime = impersonation.expires_at - impersonation.created_at;
+    assert_eq!(lifetime, TimeDelta::seconds(3600), "{backend:?}");
+    let read = sessions.get(&impersonation.token, false).await.unwrap().unwrap();
+    assert_eq!(read.session, impersonation, "{backend:?}: stored as created");
+
+    assert_eq!(
+        sessions.list(&user).await.unwrap(),
+        vec![own.clone()],
+        "{backend:?}: the user does not see the impersonation"
+    );
+    assert_eq!(
+        sessions.list_all(&user).await.unwrap(),
+        vec![own, impersonation],
+        "{backend:?}: an admin sees every row"
+    );
 }
