@@ -77,12 +77,14 @@ pub fn read<'a>(header: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>
     })
 }
 
-/// The three cookies this protocol version uses, with their configured names.
+/// The cookies this protocol version uses, with their configured names.
 #[derive(Clone, Debug)]
 pub struct CookieNames {
     pub session_token: String,
     pub session_data: String,
     pub dont_remember: String,
+    /// The admin's own session while they impersonate someone (admin plugin §10.7).
+    pub admin_session: String,
 }
 
 /// Builds `Set-Cookie` values in better-auth's attribute order:
@@ -104,6 +106,7 @@ impl CookieJar {
                 session_token: name("session_token"),
                 session_data: name("session_data"),
                 dont_remember: name("dont_remember"),
+                admin_session: name("admin_session"),
             },
             secure: settings.secure,
         }

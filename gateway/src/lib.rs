@@ -23,6 +23,7 @@ pub mod wire;
 
 use gatehouse_kit::client::lazy_channel;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
+use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
@@ -54,7 +55,8 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         rate_limiter: rate_limit::RateLimiter::new(config.rate_limit.clone(), cache),
         email_password: EmailPasswordServiceClient::new(identity.clone()),
         accounts: AccountServiceClient::new(identity.clone()),
-        usernames: UsernameServiceClient::new(identity),
+        usernames: UsernameServiceClient::new(identity.clone()),
+        admin: AdminServiceClient::new(identity),
         sessions: SessionServiceClient::new(lazy_channel(
             &config.session_url,
             &config.service_token,

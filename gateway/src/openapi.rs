@@ -41,6 +41,31 @@ pub enum BodyErrors {
 }
 
 /// What a route that needs a session can answer besides its own errors.
+/// The errors of an admin route (better-auth §10.5, §10.8).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum AdminErrors {
+    /// `VALIDATION_ERROR`, or the route's own refusal (`YOU_CANNOT_BAN_YOURSELF`,
+    /// `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
+    #[response(status = 400)]
+    Invalid(ErrorBody),
+    /// No session: an empty body.
+    #[response(status = 401)]
+    Unauthorized,
+    /// The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`; or an origin refusal.
+    #[response(status = 403)]
+    Forbidden(ErrorBody),
+    /// `USER_NOT_FOUND`.
+    #[response(status = 404)]
+    NotFound(ErrorBody),
+    /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
+    #[response(status = 429)]
+    TooManyRequests(ErrorBody),
+    /// `SERVICE_UNAVAILABLE`: a backend service is down.
+    #[response(status = 503)]
+    Unavailable(ErrorBody),
+}
+
 /// The errors of a POST route that needs a session: its body's and its caller's.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]

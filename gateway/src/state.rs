@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use gatehouse_kit::client::ServiceChannel;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
+use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
@@ -26,6 +27,7 @@ pub struct Shared {
     pub email_password: EmailPasswordServiceClient<ServiceChannel>,
     pub accounts: AccountServiceClient<ServiceChannel>,
     pub usernames: UsernameServiceClient<ServiceChannel>,
+    pub admin: AdminServiceClient<ServiceChannel>,
     pub sessions: SessionServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }

@@ -55,6 +55,13 @@ fn cli() -> Command {
                         .help("the service whose <NAME>_DATABASE_URL to migrate"),
                 ),
         )
+        .subcommand(
+            Command::new("admin")
+                .about("Grants or revokes a user's admin role, on the identity database (IDENTITY_DATABASE_URL, or DATA_DIR's SQLite)")
+                .subcommand_required(true)
+                .subcommand(role_change("grant", "Makes the user an admin (adds the role)"))
+                .subcommand(role_change("revoke", "Takes the role away (the user keeps their others)")),
+        )
         .subcommand(Command::new("parts").about(
             "Lists the parts a deployment runs, one per line (each needs its manifests)",
         ));
@@ -62,6 +69,33 @@ fn cli() -> Command {
         command = command.subcommand(Command::new(part.name()).about(part.about()));
     }
     command
+}
+
+/// `gatehouse admin grant|revoke (--email <email> | --user-id <id>) [--role admin]`.
+fn role_change(name: &'static str, about: &'static str) -> Command {
+    Command::new(name)
+        .about(about)
+        .arg(
+            clap::Arg::new("email")
+                .long("email")
+                .help("the user's email"),
+        )
+        .arg(
+            clap::Arg::new("user-id")
+                .long("user-id")
+                .help("the user's id"),
+        )
+        .group(
+            clap::ArgGroup::new("who")
+                .args(["email", "user-id"])
+                .required(true),
+        )
+        .arg(
+            clap::Arg::new("role")
+                .long("role")
+                .default_value("admin")
+                .help("the role granted or revoked"),
+        )
 }
 
 /// The median wall time of nine runs of `work`, in milliseconds.
@@ -134,6 +168,18 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    if let Some(("admin", admin)) = matches.subcommand()
+        && let Some((action, args)) = admin.subcommand()
+    {
+        let text = |name: &str| args.get_one::<String>(name).cloned();
+        let role = text("role").unwrap_or_else(|| "admin".into());
+        return runtime.block_on(admin_role(
+            action == "grant",
+            text("email"),
+            text("user-id"),
+            &role,
+        ));
+    }
     if let Some(part) = matches
         .subcommand_matches("migrate")
         .and_then(|m| m.get_one::<String>("part"))
@@ -210,6 +256,40 @@ fn spawn_operations(listener: TcpListener, limits: HttpLimits, shutdown: Cancell
             tracing::error!(%error, "operations listener stopped");
         }
     });
+}
+
+/// `gatehouse admin grant|revoke`: on the identity database, with the `user.updated` event.
+async fn admin_role(
+    grant: bool,
+    email: Option<String>,
+    user_id: Option<String>,
+    role: &str,
+) -> anyhow::Result<()> {
+    let env = Env::process();
+    let _telemetry = gatehouse_kit::telemetry::init("admin", &env)?;
+    let name = gatehouse_identity::NAME;
+    let database = gatehouse_kit::service::DatabaseSettings::from_env(&env, name)?;
+    let url = database.url(&env.string("DATA_DIR", "./data"), name);
+    let db =
+        gatehouse_kit::db::Db::connect(url.expose(), 1, &gatehouse_identity::MIGRATIONS).await?;
+    let named = match (&email, &user_id) {
+        (Some(email), _) => gatehouse_identity::admin::Named::Email(email),
+        (None, Some(id)) => gatehouse_identity::admin::Named::Id(id),
+        (None, None) => anyhow::bail!("name the user with --email or --user-id"),
+    };
+    let changed = gatehouse_identity::admin::change_role(&db, named, role, grant).await;
+    db.close().await;
+    let user = changed.map_err(|error| match error {
+        gatehouse_identity::error::IdentityError::Refused(failure) => {
+            anyhow::anyhow!("{}", failure.message())
+        }
+        other => anyhow::anyhow!("{other}"),
+    })?;
+    println!(
+        "{} ({}) now has the roles: {}",
+        user.email, user.id, user.role
+    );
+    Ok(())
 }
 
 /// `gatehouse migrate <part>`.

@@ -147,7 +147,7 @@ async fn update_user(
 
 /// The caller reads their change back at once; the `user.updated` event evicts the cached
 /// sessions everywhere too, so a failure here is only logged.
-async fn forget_cached_user(state: &AppState, user_id: &str) {
+pub(super) async fn forget_cached_user(state: &AppState, user_id: &str) {
     let evicted = state
         .sessions
         .clone()

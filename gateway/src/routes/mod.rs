@@ -4,6 +4,7 @@
 //! body, as better-auth's router does, after counting against the default rate limit.
 
 mod account;
+mod admin;
 mod email_password;
 mod meta;
 mod session;
@@ -67,6 +68,7 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
         username::router(),
         session::router(),
         account::router(),
+        admin::router(),
         meta::router(),
     ];
     let mut rules = HashMap::new();

@@ -28,6 +28,24 @@ pub struct IdentityConfig {
     /// `USERNAME_MIN_LENGTH` (default 3) and `USERNAME_MAX_LENGTH` (default 30), in characters.
     pub username_min_length: usize,
     pub username_max_length: usize,
+    /// `ADMIN_USER_IDS`: users who pass every admin permission check (comma-separated).
+    pub admin_user_ids: Vec<String>,
+    /// `ADMIN_ROLES` (default `admin`): roles whose holders count as admins (impersonating one
+    /// needs `user:impersonate-admins`).
+    pub admin_roles: Vec<String>,
+    /// `ADMIN_CUSTOM_ROLES`: more roles as JSON, `{"support": {"user": ["list", "get"]}}`.
+    pub admin_custom_roles: Option<String>,
+    /// `ADMIN_IMPERSONATION_DURATION` (default 3600): seconds an impersonation session lives.
+    pub admin_impersonation_duration: u64,
+    /// `ADMIN_ALLOW_IMPERSONATING_ADMINS` (default false).
+    pub admin_allow_impersonating_admins: bool,
+    /// `ADMIN_DEFAULT_BAN_REASON` (default "No reason").
+    pub admin_default_ban_reason: String,
+    /// `ADMIN_DEFAULT_BAN_EXPIRES_IN`: seconds a ban lasts when the admin gives no expiry
+    /// (unset: until unbanned).
+    pub admin_default_ban_expires_in: Option<u64>,
+    /// `ADMIN_BANNED_USER_MESSAGE`: what a banned user is told at sign-in.
+    pub admin_banned_user_message: String,
 }
 
 impl Default for IdentityConfig {
@@ -43,6 +61,14 @@ impl Default for IdentityConfig {
             sign_in_hash_budget: None,
             username_min_length: 3,
             username_max_length: 30,
+            admin_user_ids: Vec::new(),
+            admin_roles: vec!["admin".into()],
+            admin_custom_roles: None,
+            admin_impersonation_duration: 3600,
+            admin_allow_impersonating_admins: false,
+            admin_default_ban_reason: "No reason".into(),
+            admin_default_ban_expires_in: None,
+            admin_banned_user_message: crate::email_password::BANNED_MESSAGE.into(),
         }
     }
 }
@@ -67,6 +93,53 @@ impl IdentityConfig {
         self.sign_in_hash_budget
             .unwrap_or(self.hash_queue_limit() / 2)
             .max(1)
+    }
+
+    /// The admin plugin's settings; `ADMIN_CUSTOM_ROLES` must be valid JSON roles.
+    pub fn admin_settings(&self) -> Result<crate::admin::AdminSettings, ConfigError> {
+        let mut custom = std::collections::BTreeMap::new();
+        if let Some(raw) = self
+            .admin_custom_roles
+            .as_deref()
+            .filter(|r| !r.trim().is_empty())
+        {
+            let invalid = |reason: String| ConfigError::Invalid {
+                name: "ADMIN_CUSTOM_ROLES".into(),
+                value: raw.to_string(),
+                reason,
+            };
+            let value: serde_json::Value =
+                serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
+            let roles = value
+                .as_object()
+                .ok_or_else(|| invalid("expected an object of roles".into()))?;
+            for (name, statements) in roles {
+                let role = gatehouse_kit::access::Role::from_json(statements)
+                    .map_err(|e| invalid(format!("role {name}: {e}")))?;
+                custom.insert(name.clone(), role);
+            }
+        }
+        let ids = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        Ok(crate::admin::AdminSettings {
+            roles: crate::admin::Roles::new(
+                custom,
+                ids(&self.admin_user_ids),
+                ids(&self.admin_roles),
+            ),
+            impersonation_lifetime: std::time::Duration::from_secs(
+                self.admin_impersonation_duration,
+            ),
+            allow_impersonating_admins: self.admin_allow_impersonating_admins,
+            default_ban_reason: self.admin_default_ban_reason.clone(),
+            default_ban_expires_in: self
+                .admin_default_ban_expires_in
+                .map(std::time::Duration::from_secs),
+        })
     }
 
     pub fn username_rules(&self) -> crate::username::UsernameRules {

@@ -1,10 +1,11 @@
 //! The identity service: users and the credentials they sign in with. One folder per
 //! capability, each matching a proto service and a gateway route group of the same name:
 //! `user/` (UserService), `email_password/` (EmailPasswordService), `account/`
-//! (AccountService), `username/` (UsernameService). `password` is the hashing pool they share;
+//! (AccountService), `username/` (UsernameService), `admin/` (AdminService). `password` is the hashing pool they share;
 //! `convert` the one place domain types become proto messages.
 
 pub mod account;
+pub mod admin;
 pub mod config;
 pub mod convert;
 pub mod email_password;
@@ -63,12 +64,20 @@ async fn start(
     )
     .with_throttle(throttle)
     .with_sign_in_budget(config.sign_in_hash_budget())
-    .with_username_rules(config.username_rules());
+    .with_username_rules(config.username_rules())
+    .with_banned_message(&config.admin_banned_user_message);
+    let admin = admin::Admin::new(
+        db.clone(),
+        rules.clone(),
+        config.username_rules(),
+        config.admin_settings()?,
+    );
     let accounts = account::Accounts::new(db.clone(), rules.clone(), config.username_rules());
     let usernames = username::Usernames::new(db.clone(), config.username_rules(), rules.clone());
     Ok(GrpcServices::new()
         .serve(user::grpc::server(user::Users::new(db)))
         .serve(email_password::grpc::server(rules))
         .serve(account::grpc::server(accounts))
-        .serve(username::grpc::server(usernames)))
+        .serve(username::grpc::server(usernames))
+        .serve(admin::grpc::server(admin)))
 }

@@ -2,7 +2,7 @@
 //! of sign-in methods.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::db::sea_query::{Alias, Expr, ExprTrait, Query};
+use gatehouse_kit::db::sea_query::SimpleExpr;
 use gatehouse_kit::db::{Db, DbError, query};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
@@ -10,7 +10,6 @@ use gatehouse_proto::events::v1::UserUpdated;
 
 use crate::email_password::store::CREDENTIAL_PROVIDER;
 use crate::user::User;
-use crate::user_columns;
 
 /// The profile fields a change sets (`None`: left as it is).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -47,42 +46,23 @@ pub async fn update_profile(
     user_id: &str,
     changes: ProfileChanges,
 ) -> Result<Option<User>, DbError> {
-    let column = |name: &str| Alias::new(name);
-    let mut statement = Query::update();
-    statement
-        .table(column("users"))
-        .value(column("updated_at"), ids::now())
-        .and_where(Expr::col(column("id")).eq(user_id));
+    let mut columns: Vec<(&'static str, SimpleExpr)> = Vec::new();
     if let Some(name) = changes.name {
-        statement.value(column("name"), name);
+        columns.push(("name", name.into()));
     }
     if let Some(image) = changes.image {
-        statement.value(column("image"), image);
+        columns.push(("image", image.into()));
     }
     if let Some(username) = changes.username {
-        statement.value(column("username"), username);
+        columns.push(("username", username.into()));
     }
     if let Some(display_username) = changes.display_username {
-        statement.value(column("display_username"), display_username);
+        columns.push(("display_username", display_username.into()));
     }
-    let mut tx = db.begin().await?;
-    if tx.build(&statement).execute(&mut tx).await? == 0 {
-        return Ok(None);
-    }
-    tx.enqueue(&OutboxEvent::new(&UserUpdated {
+    let event = OutboxEvent::new(&UserUpdated {
         user_id: user_id.to_string(),
-    }))
-    .await?;
-    let user = query(concat!(
-        "SELECT ",
-        user_columns!(),
-        " FROM users WHERE users.id = $1"
-    ))
-    .bind(user_id)
-    .fetch_one(&mut tx)
-    .await?;
-    tx.commit().await?;
-    Ok(Some(user))
+    });
+    crate::user::store::update(db, user_id, columns, &event).await
 }
 
 /// The user's sign-in methods, oldest first.

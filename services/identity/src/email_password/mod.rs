@@ -9,6 +9,8 @@ use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::{base, username as username_codes};
 use gatehouse_kit::validate::{is_valid_email, normalize_email};
 
+use std::sync::Arc;
+
 use crate::error::IdentityError;
 use crate::password::{HashError, Hasher};
 use crate::user::User;
@@ -26,7 +28,12 @@ pub struct EmailPassword {
     /// queue that sign-ups and password changes also need.
     sign_in_budget: usize,
     usernames: UsernameRules,
+    /// What a banned user is told (`ADMIN_BANNED_USER_MESSAGE`).
+    banned_message: Arc<str>,
 }
+
+/// better-auth's `bannedUserMessage` default.
+pub const BANNED_MESSAGE: &str = "You have been banned from this application. Please contact support if you believe this is an error.";
 
 pub struct SignUp {
     pub name: String,
@@ -47,7 +54,42 @@ impl EmailPassword {
             throttle: None,
             sign_in_budget: usize::MAX,
             usernames: UsernameRules::default(),
+            banned_message: BANNED_MESSAGE.into(),
         }
+    }
+
+    /// What a banned user is told when refused.
+    pub fn with_banned_message(self, message: &str) -> Self {
+        Self {
+            banned_message: message.into(),
+            ..self
+        }
+    }
+
+    /// A user about to get a session (admin plugin §10.4): a ban whose time is up is lifted
+    /// (publishing user.updated); a standing ban refuses with `BANNED_USER` (403).
+    pub async fn admit_banned(&self, user: User) -> Result<User, IdentityError> {
+        if !user.banned {
+            return Ok(user);
+        }
+        if user
+            .ban_expires
+            .is_some_and(|expires| expires <= gatehouse_kit::ids::now())
+        {
+            let event = gatehouse_kit::outbox::OutboxEvent::new(
+                &gatehouse_proto::events::v1::UserUpdated {
+                    user_id: user.id.clone(),
+                },
+            );
+            let lifted =
+                crate::user::store::update(&self.db, &user.id, crate::admin::unbanned(), &event)
+                    .await?;
+            tracing::info!(user_id = %user.id, "expired ban lifted");
+            return Ok(lifted.unwrap_or(user));
+        }
+        Err(IdentityError::Refused(
+            gatehouse_kit::errors::admin::BANNED_USER.with_message(self.banned_message.to_string()),
+        ))
     }
 
     /// What sign-up accepts as a username (the username plugin's settings).
@@ -202,7 +244,8 @@ impl EmailPassword {
         if verification.needs_rehash {
             self.upgrade_hash(&account_row_id, password).await;
         }
-        Ok(user)
+        // Only a caller who proved the password learns of a ban.
+        self.admit_banned(user).await
     }
 
     /// The per-account throttle's verdict for `throttle_key`, before any hash is queued.

@@ -30,6 +30,14 @@ pub struct NewUser {
     pub display_username: Option<String>,
 }
 
+/// What an admin may set beyond a sign-up's fields (better-auth's create-user `role`, `data`).
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    /// `None`: the default role.
+    pub role: Option<String>,
+    pub email_verified: bool,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
     #[error("a user with this email exists")]
@@ -42,11 +50,25 @@ pub enum CreateError {
 
 /// Creates the user, their credential account and the `user.created` event, atomically.
 pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<User, CreateError> {
+    create_user_with(db, new, Some(password_hash), Extras::default()).await
+}
+
+/// Creates the user (with a credential account when there is a password) and the
+/// `user.created` event, atomically.
+pub async fn create_user_with(
+    db: &Db,
+    new: NewUser,
+    password_hash: Option<&str>,
+    extras: Extras,
+) -> Result<User, CreateError> {
     let now = ids::now();
+    let defaults = User::new(new.name, new.email, new.image, now);
     let user = User {
         username: new.username,
         display_username: new.display_username,
-        ..User::new(new.name, new.email, new.image, now)
+        role: extras.role.unwrap_or(defaults.role.clone()),
+        email_verified: extras.email_verified,
+        ..defaults
     };
     // No secrets: the event travels to other services.
     let event = OutboxEvent::new(&UserCreated {
@@ -74,19 +96,21 @@ pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<U
         .bind(user.role.as_str())
         .execute(&mut tx)
         .await?;
-        query(
-            "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(ids::new_id())
-        .bind(user.id.as_str())
-        .bind(CREDENTIAL_PROVIDER)
-        .bind(user.id.as_str())
-        .bind(password_hash)
-        .bind(now)
-        .bind(now)
-        .execute(&mut tx)
-        .await?;
+        if let Some(password_hash) = password_hash {
+            query(
+                "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(ids::new_id())
+            .bind(user.id.as_str())
+            .bind(CREDENTIAL_PROVIDER)
+            .bind(user.id.as_str())
+            .bind(password_hash)
+            .bind(now)
+            .bind(now)
+            .execute(&mut tx)
+            .await?;
+        }
         tx.enqueue(&event).await?;
         tx.commit().await
     }

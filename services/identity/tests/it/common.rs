@@ -2,6 +2,7 @@
 
 use gatehouse_identity::MIGRATIONS;
 use gatehouse_identity::account::Accounts;
+use gatehouse_identity::admin::{Admin, AdminSettings, Roles};
 use gatehouse_identity::email_password::EmailPassword;
 use gatehouse_identity::error::IdentityError;
 use gatehouse_identity::password::Hasher;
@@ -15,6 +16,7 @@ pub struct Setup {
     pub users: Users,
     pub accounts: Accounts,
     pub usernames: Usernames,
+    pub admin: Admin,
     pub db: Db,
     _database: TestDb,
 }
@@ -27,6 +29,7 @@ pub async fn setup(backend: Backend) -> Setup {
     Setup {
         accounts: Accounts::new(db.clone(), rules.clone(), usernames),
         usernames: Usernames::new(db.clone(), usernames, rules.clone()),
+        admin: Admin::new(db.clone(), rules.clone(), usernames, admin_settings(vec![])),
         rules,
         users: Users::new(db.clone()),
         db,
@@ -57,5 +60,16 @@ pub fn refused_status<T: std::fmt::Debug>(result: &Result<T, IdentityError>) -> 
     match result {
         Err(IdentityError::Refused(failure)) => failure.http_status(),
         other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// The admin plugin's defaults, with `admin_user_ids` passing every check.
+pub fn admin_settings(admin_user_ids: Vec<String>) -> AdminSettings {
+    AdminSettings {
+        roles: Roles::new(Default::default(), admin_user_ids, vec!["admin".into()]),
+        impersonation_lifetime: std::time::Duration::from_secs(3600),
+        allow_impersonating_admins: false,
+        default_ban_reason: "No reason".into(),
+        default_ban_expires_in: None,
     }
 }

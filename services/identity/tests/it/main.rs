@@ -2,6 +2,7 @@
 //! backend (`…::case_1_sqlite`, `…::case_2_postgres`).
 
 mod account;
+mod admin;
 mod common;
 mod email_password;
 mod schema;

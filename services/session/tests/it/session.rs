@@ -578,12 +578,22 @@ async fn impersonation_sessions_are_short_never_slide_and_only_admins_see_them(
         })
         .await
         .unwrap();
-    assert_eq!(impersonation.impersonated_by.as_deref(), Some(admin.as_str()));
+    assert_eq!(
+        impersonation.impersonated_by.as_deref(),
+        Some(admin.as_str())
+    );
     assert!(!impersonation.remember_me, "{backend:?}: never slid");
     let lifetime = impersonation.expires_at - impersonation.created_at;
     assert_eq!(lifetime, TimeDelta::seconds(3600), "{backend:?}");
-    let read = sessions.get(&impersonation.token, false).await.unwrap().unwrap();
-    assert_eq!(read.session, impersonation, "{backend:?}: stored as created");
+    let read = sessions
+        .get(&impersonation.token, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        read.session, impersonation,
+        "{backend:?}: stored as created"
+    );
 
     assert_eq!(
         sessions.list(&user).await.unwrap(),

@@ -1,0 +1,706 @@
+//! The `admin` group (better-auth's admin plugin, §10): `/admin/*`
+//! (`gatehouse.identity.v1.AdminService`). Every route needs a session, else 401 with an empty
+//! body; whether the caller may act is identity's answer (read from its table on every call),
+//! refused with the route's `YOU_ARE_NOT_ALLOWED_TO_…` code. What ends sessions (ban, removal)
+//! also ends them here at once; the events end them everywhere else.
+
+use axum::extract::State;
+use gatehouse_kit::errors::{Failure, admin as codes, base};
+use gatehouse_proto::identity::v1 as identity_pb;
+use gatehouse_proto::session::v1 as session_pb;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+use utoipa_axum::routes;
+
+use super::Group;
+use crate::error::ApiError;
+use crate::extract::{AdminSession, Input, NoInput};
+use crate::openapi::AdminErrors;
+use crate::policy::Policy;
+use crate::reply::Reply;
+use crate::session_cookies;
+use crate::state::AppState;
+use crate::wire::{Session, SessionWithUser, StatusResponse, User};
+
+pub fn router() -> Group {
+    let p = Policy::DEFAULT;
+    Group::new()
+        .route(routes!(create_user), p)
+        .route(routes!(list_users), p)
+        .route(routes!(get_user), p)
+        .route(routes!(set_role), p)
+        .route(routes!(update_user), p)
+        .route(routes!(ban_user), p)
+        .route(routes!(unban_user), p)
+        .route(routes!(impersonate_user), p)
+        .route(routes!(stop_impersonating), p)
+        .route(routes!(list_user_sessions), p)
+        .route(routes!(revoke_user_session), p)
+        .route(routes!(revoke_user_sessions), p)
+        .route(routes!(remove_user), p)
+        .route(routes!(set_user_password), p)
+        .route(routes!(has_permission), p)
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct UserResponse {
+    user: User,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SuccessResponse {
+    success: bool,
+}
+
+const SUCCESS: SuccessResponse = SuccessResponse { success: true };
+
+fn user_reply(user: Option<identity_pb::User>) -> Result<Reply, ApiError> {
+    let user = user.ok_or(base::USER_NOT_FOUND)?;
+    Ok(Reply::json(&UserResponse { user: user.into() }))
+}
+
+/// A role given as a string or a list of strings (`INVALID_ROLE_TYPE` otherwise).
+fn roles(role: &Value) -> Result<Vec<String>, ApiError> {
+    match role {
+        Value::String(role) => Ok(vec![role.clone()]),
+        Value::Array(roles) => roles
+            .iter()
+            .map(|r| r.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| codes::INVALID_ROLE_TYPE.into()),
+        _ => Err(codes::INVALID_ROLE_TYPE.into()),
+    }
+}
+
+/// Ends every session of `user_id` now (the user's ban or removal); the event does it too.
+async fn end_sessions(state: &AppState, user_id: &str) -> Result<(), ApiError> {
+    state
+        .sessions
+        .clone()
+        .revoke_user_sessions(session_pb::RevokeUserSessionsRequest {
+            user_id: user_id.to_string(),
+            except_token: None,
+        })
+        .await?;
+    Ok(())
+}
+
+/// Asks identity whether the caller holds `permissions`, refusing with `refusal`.
+async fn authorize(
+    state: &AppState,
+    caller: &AdminSession,
+    permissions: Value,
+    refusal: gatehouse_kit::errors::ErrorCode,
+) -> Result<(), ApiError> {
+    state
+        .admin
+        .clone()
+        .authorize(identity_pb::AuthorizeRequest {
+            actor_id: caller.0.user.id.clone(),
+            permissions_json: permissions.to_string(),
+            refusal: refusal.code().to_string(),
+        })
+        .await?;
+    Ok(())
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateUserBody {
+    #[schema(format = Email, max_length = 254)]
+    email: String,
+    /// Omitted: no credential account.
+    password: Option<String>,
+    #[schema(max_length = 255)]
+    name: String,
+    /// A role or a list of roles.
+    role: Option<Value>,
+    /// More user fields (`emailVerified`, `image`, `username`, …).
+    data: Option<serde_json::Map<String, Value>>,
+}
+
+/// Creates a user (`user:create`; `user:set-role` too when a role is given).
+#[utoipa::path(post, path = "/admin/create-user", tag = "admin", request_body = CreateUserBody,
+    responses((status = 200, body = UserResponse, description = "The new user"), AdminErrors))]
+async fn create_user(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<CreateUserBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let roles = body.role.as_ref().map(roles).transpose()?;
+    let created = state
+        .admin
+        .clone()
+        .create_user(identity_pb::CreateUserRequest {
+            actor_id: auth.0.user.id,
+            email: body.email,
+            password: body.password,
+            name: body.name,
+            has_roles: roles.is_some(),
+            roles: roles.unwrap_or_default(),
+            data_json: Value::Object(body.data.unwrap_or_default()).to_string(),
+        })
+        .await?
+        .into_inner();
+    user_reply(created.user)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListUsersQuery {
+    #[schema(max_length = 255)]
+    search_value: Option<String>,
+    /// `email` (the default) or `name`.
+    search_field: Option<String>,
+    /// `contains` (the default), `starts_with` or `ends_with`.
+    search_operator: Option<String>,
+    /// A whole number, at most 1000.
+    limit: Option<String>,
+    offset: Option<String>,
+    sort_by: Option<String>,
+    /// `asc` (the default) or `desc`.
+    sort_direction: Option<String>,
+    filter_field: Option<String>,
+    #[schema(max_length = 2048)]
+    filter_value: Option<String>,
+    filter_operator: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ListUsersResponse {
+    users: Vec<User>,
+    /// Every user that matches, whatever the page.
+    total: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<u32>,
+}
+
+/// The most users one page may hold.
+const MAX_PAGE: u32 = 1000;
+
+fn whole_number(value: Option<&str>, field: &str, max: u32) -> Result<Option<u32>, ApiError> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match value.parse::<u32>() {
+        Ok(n) if n <= max => Ok(Some(n)),
+        _ => Err(base::VALIDATION_ERROR
+            .with_message(format!(
+                "[query.{field}] Invalid input: expected a whole number from 0 to {max}"
+            ))
+            .into()),
+    }
+}
+
+/// Searches, filters, sorts and pages the users (`user:list`).
+#[utoipa::path(get, path = "/admin/list-users", tag = "admin", params(ListUsersQueryParams),
+    responses((status = 200, body = ListUsersResponse, description = "One page of users and how many match"), AdminErrors))]
+async fn list_users(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<ListUsersQuery, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let limit = whole_number(body.limit.as_deref(), "limit", MAX_PAGE)?;
+    let offset = whole_number(body.offset.as_deref(), "offset", u32::MAX)?;
+    let found = state
+        .admin
+        .clone()
+        .list_users(identity_pb::ListUsersRequest {
+            actor_id: auth.0.user.id,
+            search_value: body.search_value,
+            search_field: body.search_field,
+            search_operator: body.search_operator,
+            filter_field: body.filter_field,
+            filter_value_json: body.filter_value.map(|v| Value::String(v).to_string()),
+            filter_operator: body.filter_operator,
+            sort_by: body.sort_by,
+            sort_direction: body.sort_direction,
+            limit,
+            offset,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&ListUsersResponse {
+        users: found.users.into_iter().map(Into::into).collect(),
+        total: found.total,
+        limit: limit.filter(|n| *n > 0),
+        offset: offset.filter(|n| *n > 0),
+    }))
+}
+
+/// `utoipa`'s query parameters for list-users (the same fields as [`ListUsersQuery`]).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct ListUsersQueryParams {
+    search_value: Option<String>,
+    search_field: Option<String>,
+    search_operator: Option<String>,
+    limit: Option<u32>,
+    offset: Option<u32>,
+    sort_by: Option<String>,
+    sort_direction: Option<String>,
+    filter_field: Option<String>,
+    filter_value: Option<String>,
+    filter_operator: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct GetUserQuery {
+    #[schema(max_length = 256)]
+    id: String,
+}
+
+/// One user (`user:get`): the bare user object.
+#[utoipa::path(get, path = "/admin/get-user", tag = "admin",
+    params(("id" = String, Query, description = "The user's id")),
+    responses((status = 200, body = User, description = "The user"), AdminErrors))]
+async fn get_user(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<GetUserQuery, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let found = state
+        .admin
+        .clone()
+        .inspect_user(identity_pb::InspectUserRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.id,
+        })
+        .await?
+        .into_inner()
+        .user
+        .ok_or(base::USER_NOT_FOUND)?;
+    Ok(Reply::json(&User::from(found)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetRoleBody {
+    #[schema(max_length = 256)]
+    user_id: String,
+    /// A role or a list of roles (stored comma-separated).
+    role: Value,
+}
+
+/// Sets a user's roles (`user:set-role`).
+#[utoipa::path(post, path = "/admin/set-role", tag = "admin", request_body = SetRoleBody,
+    responses((status = 200, body = UserResponse, description = "The user with the new roles"), AdminErrors))]
+async fn set_role(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<SetRoleBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let roles = roles(&body.role)?;
+    let changed = state
+        .admin
+        .clone()
+        .set_role(identity_pb::SetRoleRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.user_id.clone(),
+            roles,
+        })
+        .await?
+        .into_inner();
+    forget_cached_user(&state, &body.user_id).await;
+    user_reply(changed.user)
+}
+
+/// The user's cached sessions are dropped at once (and by the `user.updated` event).
+async fn forget_cached_user(state: &AppState, user_id: &str) {
+    super::account::forget_cached_user(state, user_id).await;
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminUpdateUserBody {
+    #[schema(max_length = 256)]
+    user_id: String,
+    /// The fields to set, better-auth's names (`name`, `email`, `role`, `banned`, …).
+    data: serde_json::Map<String, Value>,
+}
+
+/// Sets any of a user's fields (`user:update`, and the permission each field needs).
+#[utoipa::path(post, path = "/admin/update-user", tag = "admin", request_body = AdminUpdateUserBody,
+    responses((status = 200, body = User, description = "The updated user (bare)"), AdminErrors))]
+async fn update_user(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<AdminUpdateUserBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let banning = body.data.get("banned") == Some(&Value::Bool(true));
+    let changed = state
+        .admin
+        .clone()
+        .edit_user(identity_pb::EditUserRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.user_id.clone(),
+            data_json: Value::Object(body.data).to_string(),
+        })
+        .await?
+        .into_inner()
+        .user
+        .ok_or(base::USER_NOT_FOUND)?;
+    if banning {
+        end_sessions(&state, &body.user_id).await?;
+    } else {
+        forget_cached_user(&state, &body.user_id).await;
+    }
+    Ok(Reply::json(&User::from(changed)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BanUserBody {
+    #[schema(max_length = 256)]
+    user_id: String,
+    #[schema(max_length = 1024)]
+    ban_reason: Option<String>,
+    /// Seconds until the ban lifts itself; omitted: until unbanned.
+    #[schema(minimum = 1)]
+    ban_expires_in: Option<u64>,
+}
+
+/// Bans a user (`user:ban`): every session of theirs ends now, and signing in is refused.
+#[utoipa::path(post, path = "/admin/ban-user", tag = "admin", request_body = BanUserBody,
+    responses((status = 200, body = UserResponse, description = "The banned user"), AdminErrors))]
+async fn ban_user(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<BanUserBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let banned = state
+        .admin
+        .clone()
+        .ban_user(identity_pb::BanUserRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.user_id.clone(),
+            reason: body.ban_reason,
+            expires_in_seconds: body.ban_expires_in,
+        })
+        .await?
+        .into_inner();
+    end_sessions(&state, &body.user_id).await?;
+    user_reply(banned.user)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserIdBody {
+    #[schema(max_length = 256)]
+    user_id: String,
+}
+
+/// Lifts a user's ban (`user:ban`).
+#[utoipa::path(post, path = "/admin/unban-user", tag = "admin", request_body = UserIdBody,
+    responses((status = 200, body = UserResponse, description = "The user, no longer banned"), AdminErrors))]
+async fn unban_user(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let unbanned = state
+        .admin
+        .clone()
+        .unban_user(identity_pb::UnbanUserRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.user_id.clone(),
+        })
+        .await?
+        .into_inner();
+    forget_cached_user(&state, &body.user_id).await;
+    user_reply(unbanned.user)
+}
+
+/// Signs the caller in as another user for a while (`user:impersonate`): a one-hour
+/// session marked `impersonatedBy`; the caller's own session waits in `admin_session`.
+#[utoipa::path(post, path = "/admin/impersonate-user", tag = "admin", request_body = UserIdBody,
+    responses((status = 200, body = SessionWithUser, description = "The impersonation session and its user; the cookies now carry it"), AdminErrors))]
+async fn impersonate_user(
+    State(state): State<AppState>,
+    Input { body, auth, meta }: Input<UserIdBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let admin = auth.0;
+    let granted = state
+        .admin
+        .clone()
+        .impersonate_user(identity_pb::ImpersonateUserRequest {
+            actor_id: admin.user.id.clone(),
+            user_id: body.user_id,
+        })
+        .await?
+        .into_inner();
+    let target = granted.user.ok_or(base::USER_NOT_FOUND)?;
+    let session = state
+        .sessions
+        .clone()
+        .create_session(session_pb::CreateSessionRequest {
+            user_id: target.id.clone(),
+            ip_address: meta.client.recorded(),
+            user_agent: meta.user_agent(),
+            remember_me: false,
+            impersonated_by: Some(admin.user.id.clone()),
+            lifetime_seconds: Some(granted.session_lifetime_seconds),
+        })
+        .await?
+        .into_inner()
+        .session
+        .ok_or(base::FAILED_TO_CREATE_SESSION)?;
+    let data = SessionWithUser {
+        session: session.into(),
+        user: target.into(),
+    };
+    let names = &state.cookies.names;
+    let secret = state.config.secret();
+    // `<admin token>:<"true" when the admin's own sign-in was not remembered>`.
+    let dont_remember = if session_cookies::dont_remember(&state, &meta) {
+        "true"
+    } else {
+        ""
+    };
+    let saved = format!("{}:{dont_remember}", admin.session.token);
+    let mut reply = Reply::json(&data);
+    reply.set_cookies(state.cookies.expire_session());
+    reply.set_cookie(&state.cookies.set(
+        &names.admin_session,
+        &crate::cookies::sign(secret, &saved),
+        Some(state.config.cookies.session_max_age.as_secs()),
+    ));
+    reply.set_cookies(session_cookies::issue(&state, &meta, &data, false));
+    Ok(reply)
+}
+
+/// Ends the impersonation and signs the admin back in to their own session.
+#[utoipa::path(post, path = "/admin/stop-impersonating", tag = "admin", request_body(content = Option<NoInput>, content_type = "application/json"),
+    responses((status = 200, body = SessionWithUser, description = "The admin's own session again"), AdminErrors))]
+async fn stop_impersonating(
+    State(state): State<AppState>,
+    Input { auth, meta, .. }: Input<NoInput, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let current = auth.0;
+    let Some(admin_id) = current.session.impersonated_by.clone() else {
+        return Err(Failure::message_only(400, "You are not impersonating anyone").into());
+    };
+    let names = &state.cookies.names;
+    let saved = meta
+        .cookie(&names.admin_session)
+        .and_then(|raw| crate::cookies::verify(state.config.secret(), &raw));
+    let admin_session_missing =
+        || ApiError::from(Failure::message_only(500, "Failed to find admin session"));
+    let (admin_token, dont_remember) = saved
+        .as_deref()
+        .and_then(|s| s.split_once(':'))
+        .map(|(token, flag)| (token.to_string(), flag == "true"))
+        .ok_or_else(admin_session_missing)?;
+    let found = state
+        .sessions
+        .clone()
+        .get_session(session_pb::GetSessionRequest {
+            token: admin_token,
+            disable_refresh: true,
+        })
+        .await?
+        .into_inner();
+    let (Some(session), Some(user)) = (found.session, found.user) else {
+        return Err(admin_session_missing());
+    };
+    if session.user_id != admin_id {
+        return Err(admin_session_missing());
+    }
+    state
+        .sessions
+        .clone()
+        .revoke_session(session_pb::RevokeSessionRequest {
+            token: current.session.token,
+            user_id: String::new(),
+        })
+        .await?;
+    let remember = session.remember_me && !dont_remember;
+    let data = SessionWithUser {
+        session: session.into(),
+        user: user.into(),
+    };
+    let mut reply = Reply::json(&data);
+    reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
+    if remember {
+        reply.set_cookie(&state.cookies.expire(&names.dont_remember));
+    }
+    reply.set_cookie(&state.cookies.expire(&names.admin_session));
+    Ok(reply)
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SessionsResponse {
+    sessions: Vec<Session>,
+}
+
+/// Every session row of a user, expired and impersonation ones too (`session:list`).
+#[utoipa::path(post, path = "/admin/list-user-sessions", tag = "admin", request_body = UserIdBody,
+    responses((status = 200, body = SessionsResponse, description = "The user's sessions"), AdminErrors))]
+async fn list_user_sessions(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    authorize(
+        &state,
+        &auth,
+        json!({"session": ["list"]}),
+        codes::YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS,
+    )
+    .await?;
+    let sessions = state
+        .sessions
+        .clone()
+        .list_sessions(session_pb::ListSessionsRequest {
+            user_id: body.user_id,
+            all: true,
+        })
+        .await?
+        .into_inner()
+        .sessions;
+    Ok(Reply::json(&SessionsResponse {
+        sessions: sessions.into_iter().map(Into::into).collect(),
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionTokenBody {
+    #[schema(max_length = 256)]
+    session_token: String,
+}
+
+/// Ends one session of any user (`session:revoke`).
+#[utoipa::path(post, path = "/admin/revoke-user-session", tag = "admin", request_body = SessionTokenBody,
+    responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
+async fn revoke_user_session(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<SessionTokenBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    authorize(
+        &state,
+        &auth,
+        json!({"session": ["revoke"]}),
+        codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
+    )
+    .await?;
+    state
+        .sessions
+        .clone()
+        .revoke_session(session_pb::RevokeSessionRequest {
+            token: body.session_token,
+            user_id: String::new(),
+        })
+        .await?;
+    Ok(Reply::json(&SUCCESS))
+}
+
+/// Ends every session of a user (`session:revoke`).
+#[utoipa::path(post, path = "/admin/revoke-user-sessions", tag = "admin", request_body = UserIdBody,
+    responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
+async fn revoke_user_sessions(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    authorize(
+        &state,
+        &auth,
+        json!({"session": ["revoke"]}),
+        codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
+    )
+    .await?;
+    end_sessions(&state, &body.user_id).await?;
+    Ok(Reply::json(&SUCCESS))
+}
+
+/// Deletes a user, their accounts and sessions (`user:delete`).
+#[utoipa::path(post, path = "/admin/remove-user", tag = "admin", request_body = UserIdBody,
+    responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
+async fn remove_user(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    state
+        .admin
+        .clone()
+        .remove_user(identity_pb::RemoveUserRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.user_id.clone(),
+        })
+        .await?;
+    end_sessions(&state, &body.user_id).await?;
+    Ok(Reply::json(&SUCCESS))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetUserPasswordBody {
+    #[schema(min_length = 1, max_length = 256)]
+    user_id: String,
+    #[schema(min_length = 1)]
+    new_password: String,
+}
+
+/// Sets a user's password (`user:set-password`), creating their credential account if needed.
+#[utoipa::path(post, path = "/admin/set-user-password", tag = "admin", request_body = SetUserPasswordBody,
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), AdminErrors))]
+async fn set_user_password(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<SetUserPasswordBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    state
+        .admin
+        .clone()
+        .set_user_password(identity_pb::SetUserPasswordRequest {
+            actor_id: auth.0.user.id,
+            user_id: body.user_id,
+            new_password: body.new_password,
+        })
+        .await?;
+    Ok(Reply::json(&StatusResponse { status: true }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HasPermissionBody {
+    /// Resource → actions: `{"user": ["ban"]}`.
+    permissions: Option<serde_json::Map<String, Value>>,
+    /// Deprecated singular form: refused.
+    permission: Option<serde_json::Map<String, Value>>,
+    user_id: Option<String>,
+    role: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct HasPermissionResponse {
+    error: Option<String>,
+    success: bool,
+}
+
+/// Whether the caller holds the permissions (better-auth checks the session's user first).
+#[utoipa::path(post, path = "/admin/has-permission", tag = "admin", request_body = HasPermissionBody,
+    responses((status = 200, body = HasPermissionResponse, description = "`{\"error\": null, \"success\": true|false}`"), AdminErrors))]
+async fn has_permission(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<HasPermissionBody, AdminSession>,
+) -> Result<Reply, ApiError> {
+    let Some(permissions) = body.permissions else {
+        let _ = body.permission;
+        return Err(Failure::message_only(
+            400,
+            "invalid permission check. no permission(s) were passed.",
+        )
+        .into());
+    };
+    let answer = state
+        .admin
+        .clone()
+        .has_permission(identity_pb::HasPermissionRequest {
+            actor_id: Some(auth.0.user.id),
+            user_id: body.user_id,
+            role: body.role,
+            permissions_json: Value::Object(permissions).to_string(),
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&HasPermissionResponse {
+        error: None,
+        success: answer.success,
+    }))
+}
