@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 mod account;
+mod admin;
 mod auth_http;
 mod backends;
 mod brute_force;
