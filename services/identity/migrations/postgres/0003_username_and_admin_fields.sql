@@ -8,3 +8,5 @@ ALTER TABLE users ADD COLUMN banned BOOLEAN NOT NULL DEFAULT FALSE;
 ALTER TABLE users ADD COLUMN ban_reason TEXT;
 ALTER TABLE users ADD COLUMN ban_expires TIMESTAMPTZ;
 CREATE UNIQUE INDEX users_username ON users (username);
+-- The admin list's default order (oldest first), one page at a time.
+CREATE INDEX users_created_at ON users (created_at, id);
