@@ -1,4 +1,5 @@
 // Shared helpers for the conformance suites.
+import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createAuthClient } from "better-auth/client";
 import { CookieJar, parseSetCookie } from "./cookie-jar.mjs";
@@ -92,6 +93,35 @@ export const TOKEN_RE = /^[A-Za-z0-9]{32}$/;
 export function lastCookie(jar, name) {
   const found = jar.lastSetCookie(name);
   return found.length ? found[found.length - 1] : undefined;
+}
+
+/** Quote one argument for a POSIX shell. */
+export function shellQuote(s) {
+  return `'${String(s).replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Make the user with `email` an admin (role "admin") by running the shell command in
+ * `ADMIN_GRANT_CMD` with the email appended as its last (quoted) argument, e.g.
+ *   ADMIN_GRANT_CMD="gatehouse admin grant --email"
+ *   ADMIN_GRANT_CMD="DB_PATH=/tmp/ref.sqlite node /tmp/refsrv/make-admin.mjs --email"
+ * Throws (failing the calling test) if the variable is unset or the command fails.
+ */
+export function makeAdmin(email) {
+  const cmd = process.env.ADMIN_GRANT_CMD;
+  if (!cmd || !cmd.trim()) {
+    throw new Error(
+      "ADMIN_GRANT_CMD is not set: it must be a shell command that grants the admin role to the email " +
+        'appended to it, e.g. ADMIN_GRANT_CMD="gatehouse admin grant --email" (see tests/conformance/README.md)'
+    );
+  }
+  const full = `${cmd} ${shellQuote(email)}`;
+  try {
+    execSync(full, { stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+  } catch (e) {
+    const out = `${e.stdout ?? ""}${e.stderr ?? ""}`.trim();
+    throw new Error(`ADMIN_GRANT_CMD failed (${full}): exit ${e.status ?? e.signal}${out ? `\n${out}` : ""}`);
+  }
 }
 
 export { CookieJar, parseSetCookie };

@@ -132,8 +132,13 @@ fn condition(filters: &[Filter]) -> Cond {
                 }
             }
             Filter::Like(column, value, how) => {
-                Expr::expr(Func::lower(Expr::col(Alias::new(*column))))
-                    .like(LikeExpr::new(like_pattern(value, *how)).escape('\\'))
+                let pattern = LikeExpr::new(like_pattern(value, *how)).escape('\\');
+                if matches!(*column, "email" | "username") {
+                    // Stored lower-cased already: the column as it is.
+                    Expr::col(Alias::new(*column)).like(pattern)
+                } else {
+                    Expr::expr(Func::lower(Expr::col(Alias::new(*column)))).like(pattern)
+                }
             }
         });
     }
