@@ -120,6 +120,18 @@ fn types(schema: &RefOr<Schema>) -> (Vec<Type>, Option<&Object>) {
             SchemaType::Array(ts) => (ts.clone(), Some(object)),
             SchemaType::AnyValue => (Vec::new(), Some(object)),
         },
+        RefOr::T(Schema::Array(_)) => (vec![Type::Array], None),
+        // `Option<inline enum>`: `oneOf: [null, {enum}]`, the enum's object carries the values.
+        RefOr::T(Schema::OneOf(one)) => {
+            let mut all = Vec::new();
+            let mut object = None;
+            for item in &one.items {
+                let (types, inner) = types(item);
+                all.extend(types);
+                object = object.or(inner.filter(|o| o.enum_values.is_some()));
+            }
+            (all, object)
+        }
         _ => (Vec::new(), None),
     }
 }
@@ -233,10 +245,33 @@ fn check_field(
     required: &[String],
     issues: &mut Vec<String>,
 ) {
+    // A union (`oneOf` without null: a role or a list of roles) fails as a whole, as zod says.
+    if let RefOr::T(Schema::OneOf(union)) = property
+        && !union
+            .items
+            .iter()
+            .any(|item| types(item).0.contains(&Type::Null))
+        && value.is_none_or(|v| {
+            !union
+                .items
+                .iter()
+                .any(|item| types(item).0.iter().any(|t| type_matches(t, v)))
+        })
+        && (value.is_some() || required.iter().any(|r| r == name))
+    {
+        issues.push(format!("[{location}.{name}] Invalid input"));
+        return;
+    }
     let (types, object) = types(property);
+    // zod's words: a map of any keys is a `record`; a required field of any type (coerced by
+    // the route, like the admin routes' `userId`) is `nonoptional`.
+    let expected = match types.first() {
+        None => "nonoptional",
+        Some(Type::Object) if object.is_some_and(|o| o.additional_properties.is_some()) => "record",
+        Some(t) => type_word(t),
+    };
     let Some(value) = value else {
         if required.iter().any(|r| r == name) {
-            let expected = types.first().map_or("value", type_word);
             issues.push(format!(
                 "[{location}.{name}] Invalid input: expected {expected}, received undefined"
             ));
@@ -244,10 +279,19 @@ fn check_field(
         return;
     };
     if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
-        let expected = types.first().map_or("value", type_word);
         issues.push(format!(
             "[{location}.{name}] Invalid input: expected {expected}, received {}",
             type_name(Some(value))
+        ));
+        return;
+    }
+    if let Some(allowed) = object.and_then(|o| o.enum_values.as_ref())
+        && !allowed.contains(value)
+    {
+        let options: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        issues.push(format!(
+            "[{location}.{name}] Invalid option: expected one of {}",
+            options.join("|")
         ));
         return;
     }

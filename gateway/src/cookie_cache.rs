@@ -161,6 +161,8 @@ mod tests {
                 ip_address: "".into(),
                 user_agent: "".into(),
                 impersonated_by: None,
+                active_organization_id: None,
+                active_team_id: None,
             },
             user: User {
                 id: "u".into(),

@@ -59,6 +59,9 @@ pub struct Session {
     pub user_agent: String,
     /// Admin plugin: the admin behind an impersonation session.
     pub impersonated_by: Option<String>,
+    /// Organization plugin: the session's active organization and team (none yet).
+    pub active_organization_id: Option<String>,
+    pub active_team_id: Option<String>,
 }
 
 impl From<session_pb::Session> for Session {
@@ -73,6 +76,8 @@ impl From<session_pb::Session> for Session {
             ip_address: session.ip_address,
             user_agent: session.user_agent,
             impersonated_by: session.impersonated_by,
+            active_organization_id: None,
+            active_team_id: None,
         }
     }
 }

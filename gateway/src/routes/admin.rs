@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use super::Group;
 use crate::error::ApiError;
-use crate::extract::{AdminSession, Input, NoInput};
+use crate::extract::{AdminSession, Authenticate as _, Input, NoInput};
 use crate::openapi::AdminErrors;
 use crate::policy::Policy;
 use crate::reply::Reply;
@@ -60,16 +60,26 @@ fn user_reply(user: Option<identity_pb::User>) -> Result<Reply, ApiError> {
     Ok(Reply::json(&UserResponse { user: user.into() }))
 }
 
-/// A role given as a string or a list of strings (`INVALID_ROLE_TYPE` otherwise).
-fn roles(role: &Value) -> Result<Vec<String>, ApiError> {
+/// A role given as a string or a list of strings (`[body.role] Invalid input` otherwise).
+fn roles(role: Option<&Value>) -> Result<Vec<String>, ApiError> {
+    let invalid =
+        || ApiError::from(base::VALIDATION_ERROR.with_message("[body.role] Invalid input"));
     match role {
-        Value::String(role) => Ok(vec![role.clone()]),
-        Value::Array(roles) => roles
+        Some(Value::String(role)) => Ok(vec![role.clone()]),
+        Some(Value::Array(roles)) => roles
             .iter()
             .map(|r| r.as_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| codes::INVALID_ROLE_TYPE.into()),
-        _ => Err(codes::INVALID_ROLE_TYPE.into()),
+            .ok_or_else(invalid),
+        _ => Err(invalid()),
+    }
+}
+
+/// better-auth coerces `userId` to a string (`5` is the user "5", which does not exist).
+fn user_id(value: &Value) -> String {
+    match value {
+        Value::String(id) => id.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -108,15 +118,17 @@ async fn authorize(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateUserBody {
-    #[schema(format = Email, max_length = 254)]
+    /// Checked by the service (`INVALID_EMAIL`), as better-auth does.
+    #[schema(max_length = 254)]
     email: String,
     /// Omitted: no credential account.
     password: Option<String>,
     #[schema(max_length = 255)]
     name: String,
     /// A role or a list of roles.
+    #[schema(value_type = Option<Value>)]
     role: Option<Value>,
-    /// More user fields (`emailVerified`, `image`, `username`, …).
+    /// More user fields (`emailVerified`, `image`, `username`, `banned`, …).
     data: Option<serde_json::Map<String, Value>>,
 }
 
@@ -127,7 +139,7 @@ async fn create_user(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<CreateUserBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
-    let roles = body.role.as_ref().map(roles).transpose()?;
+    let roles = body.role.as_ref().map(|r| roles(Some(r))).transpose()?;
     let created = state
         .admin
         .clone()
@@ -151,19 +163,70 @@ pub struct ListUsersQuery {
     #[schema(max_length = 255)]
     search_value: Option<String>,
     /// `email` (the default) or `name`.
-    search_field: Option<String>,
+    #[schema(inline)]
+    search_field: Option<SearchField>,
     /// `contains` (the default), `starts_with` or `ends_with`.
-    search_operator: Option<String>,
-    /// A whole number, at most 1000.
+    #[schema(inline)]
+    search_operator: Option<TextMatch>,
+    /// A whole number, at most 1000; 0 or none: every user.
     limit: Option<String>,
     offset: Option<String>,
     sort_by: Option<String>,
     /// `asc` (the default) or `desc`.
-    sort_direction: Option<String>,
+    #[schema(inline)]
+    sort_direction: Option<SortDirection>,
     filter_field: Option<String>,
+    /// Repeat the key for `in` and `not_in`.
     #[schema(max_length = 2048)]
     filter_value: Option<String>,
-    filter_operator: Option<String>,
+    #[schema(inline)]
+    filter_operator: Option<FilterOperator>,
+}
+
+#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchField {
+    Email,
+    Name,
+}
+
+#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextMatch {
+    Contains,
+    StartsWith,
+    EndsWith,
+}
+
+#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SortDirection {
+    Asc,
+    Desc,
+}
+
+#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterOperator {
+    Eq,
+    Ne,
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+    In,
+    NotIn,
+    Contains,
+    StartsWith,
+    EndsWith,
+}
+
+/// The wire name of an enum value (its serde name).
+fn wire<T: Serialize>(value: T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(name)) => name,
+        _ => String::new(),
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -199,23 +262,37 @@ fn whole_number(value: Option<&str>, field: &str, max: u32) -> Result<Option<u32
     responses((status = 200, body = ListUsersResponse, description = "One page of users and how many match"), AdminErrors))]
 async fn list_users(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<ListUsersQuery, AdminSession>,
+    Input { body, auth, meta }: Input<ListUsersQuery, AdminSession>,
 ) -> Result<Reply, ApiError> {
-    let limit = whole_number(body.limit.as_deref(), "limit", MAX_PAGE)?;
-    let offset = whole_number(body.offset.as_deref(), "offset", u32::MAX)?;
+    // 0 means no limit (and no offset), as better-auth reads it.
+    let limit = whole_number(body.limit.as_deref(), "limit", MAX_PAGE)?.filter(|n| *n > 0);
+    let offset = whole_number(body.offset.as_deref(), "offset", u32::MAX)?.filter(|n| *n > 0);
+    // `filterValue=a&filterValue=b` is a list (for `in`).
+    let values: Vec<&str> = meta
+        .query
+        .iter()
+        .filter(|(key, _)| key == "filterValue")
+        .map(|(_, value)| value.as_str())
+        .collect();
+    let filter_value_json = match values.as_slice() {
+        [] => None,
+        [one] => Some(Value::String(one.to_string()).to_string()),
+        many => Some(json!(many).to_string()),
+    };
+    let _ = body.filter_value;
     let found = state
         .admin
         .clone()
         .list_users(identity_pb::ListUsersRequest {
             actor_id: auth.0.user.id,
             search_value: body.search_value,
-            search_field: body.search_field,
-            search_operator: body.search_operator,
+            search_field: body.search_field.map(wire),
+            search_operator: body.search_operator.map(wire),
             filter_field: body.filter_field,
-            filter_value_json: body.filter_value.map(|v| Value::String(v).to_string()),
-            filter_operator: body.filter_operator,
+            filter_value_json,
+            filter_operator: body.filter_operator.map(wire),
             sort_by: body.sort_by,
-            sort_direction: body.sort_direction,
+            sort_direction: body.sort_direction.map(wire),
             limit,
             offset,
         })
@@ -224,8 +301,8 @@ async fn list_users(
     Ok(Reply::json(&ListUsersResponse {
         users: found.users.into_iter().map(Into::into).collect(),
         total: found.total,
-        limit: limit.filter(|n| *n > 0),
-        offset: offset.filter(|n| *n > 0),
+        limit,
+        offset,
     }))
 }
 
@@ -235,15 +312,19 @@ async fn list_users(
 #[allow(dead_code)]
 pub struct ListUsersQueryParams {
     search_value: Option<String>,
-    search_field: Option<String>,
-    search_operator: Option<String>,
+    #[param(inline)]
+    search_field: Option<SearchField>,
+    #[param(inline)]
+    search_operator: Option<TextMatch>,
     limit: Option<u32>,
     offset: Option<u32>,
     sort_by: Option<String>,
-    sort_direction: Option<String>,
+    #[param(inline)]
+    sort_direction: Option<SortDirection>,
     filter_field: Option<String>,
     filter_value: Option<String>,
-    filter_operator: Option<String>,
+    #[param(inline)]
+    filter_operator: Option<FilterOperator>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -274,13 +355,23 @@ async fn get_user(
     Ok(Reply::json(&User::from(found)))
 }
 
+/// `role`: a role or a list of roles (stored comma-separated).
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetRoleBody {
-    #[schema(max_length = 256)]
-    user_id: String,
-    /// A role or a list of roles (stored comma-separated).
+    #[schema(value_type = Value)]
+    user_id: Value,
+    #[schema(value_type = RoleValue, inline)]
     role: Value,
+}
+
+/// A role, or a list of roles.
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum RoleValue {
+    One(String),
+    Several(Vec<String>),
 }
 
 /// Sets a user's roles (`user:set-role`).
@@ -290,18 +381,19 @@ async fn set_role(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<SetRoleBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
-    let roles = roles(&body.role)?;
+    let roles = roles(Some(&body.role))?;
+    let target = user_id(&body.user_id);
     let changed = state
         .admin
         .clone()
         .set_role(identity_pb::SetRoleRequest {
             actor_id: auth.0.user.id,
-            user_id: body.user_id.clone(),
+            user_id: target.clone(),
             roles,
         })
         .await?
         .into_inner();
-    forget_cached_user(&state, &body.user_id).await;
+    forget_cached_user(&state, &target).await;
     user_reply(changed.user)
 }
 
@@ -313,8 +405,8 @@ async fn forget_cached_user(state: &AppState, user_id: &str) {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminUpdateUserBody {
-    #[schema(max_length = 256)]
-    user_id: String,
+    #[schema(value_type = Value)]
+    user_id: Value,
     /// The fields to set, better-auth's names (`name`, `email`, `role`, `banned`, …).
     data: serde_json::Map<String, Value>,
 }
@@ -327,12 +419,13 @@ async fn update_user(
     Input { body, auth, .. }: Input<AdminUpdateUserBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
     let banning = body.data.get("banned") == Some(&Value::Bool(true));
+    let target = user_id(&body.user_id);
     let changed = state
         .admin
         .clone()
         .edit_user(identity_pb::EditUserRequest {
             actor_id: auth.0.user.id,
-            user_id: body.user_id.clone(),
+            user_id: target.clone(),
             data_json: Value::Object(body.data).to_string(),
         })
         .await?
@@ -340,9 +433,9 @@ async fn update_user(
         .user
         .ok_or(base::USER_NOT_FOUND)?;
     if banning {
-        end_sessions(&state, &body.user_id).await?;
+        end_sessions(&state, &target).await?;
     } else {
-        forget_cached_user(&state, &body.user_id).await;
+        forget_cached_user(&state, &target).await;
     }
     Ok(Reply::json(&User::from(changed)))
 }
@@ -350,13 +443,13 @@ async fn update_user(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BanUserBody {
-    #[schema(max_length = 256)]
-    user_id: String,
+    #[schema(value_type = Value)]
+    user_id: Value,
+    /// Empty or omitted: `ADMIN_DEFAULT_BAN_REASON`.
     #[schema(max_length = 1024)]
     ban_reason: Option<String>,
-    /// Seconds until the ban lifts itself; omitted: until unbanned.
-    #[schema(minimum = 1)]
-    ban_expires_in: Option<u64>,
+    /// Seconds until the ban lifts itself; omitted or 0: until unbanned.
+    ban_expires_in: Option<f64>,
 }
 
 /// Bans a user (`user:ban`): every session of theirs ends now, and signing in is refused.
@@ -366,26 +459,37 @@ async fn ban_user(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<BanUserBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
+    let expires_in = match body.ban_expires_in {
+        Some(seconds) if seconds < 0.0 || !seconds.is_finite() => {
+            return Err(base::VALIDATION_ERROR
+                .with_message("[body.banExpiresIn] Invalid input: expected a number of seconds")
+                .into());
+        }
+        Some(seconds) if seconds >= 1.0 => Some(seconds as u64),
+        _ => None,
+    };
+    let target = user_id(&body.user_id);
     let banned = state
         .admin
         .clone()
         .ban_user(identity_pb::BanUserRequest {
             actor_id: auth.0.user.id,
-            user_id: body.user_id.clone(),
-            reason: body.ban_reason,
-            expires_in_seconds: body.ban_expires_in,
+            user_id: target.clone(),
+            reason: body.ban_reason.filter(|r| !r.is_empty()),
+            expires_in_seconds: expires_in,
         })
         .await?
         .into_inner();
-    end_sessions(&state, &body.user_id).await?;
+    end_sessions(&state, &target).await?;
     user_reply(banned.user)
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserIdBody {
-    #[schema(max_length = 256)]
-    user_id: String,
+    /// Coerced to a string.
+    #[schema(value_type = Value)]
+    user_id: Value,
 }
 
 /// Lifts a user's ban (`user:ban`).
@@ -395,16 +499,17 @@ async fn unban_user(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
+    let target = user_id(&body.user_id);
     let unbanned = state
         .admin
         .clone()
         .unban_user(identity_pb::UnbanUserRequest {
             actor_id: auth.0.user.id,
-            user_id: body.user_id.clone(),
+            user_id: target.clone(),
         })
         .await?
         .into_inner();
-    forget_cached_user(&state, &body.user_id).await;
+    forget_cached_user(&state, &target).await;
     user_reply(unbanned.user)
 }
 
@@ -422,7 +527,7 @@ async fn impersonate_user(
         .clone()
         .impersonate_user(identity_pb::ImpersonateUserRequest {
             actor_id: admin.user.id.clone(),
-            user_id: body.user_id,
+            user_id: user_id(&body.user_id),
         })
         .await?
         .into_inner();
@@ -517,10 +622,8 @@ async fn stop_impersonating(
         user: user.into(),
     };
     let mut reply = Reply::json(&data);
+    // A remembered admin's `dont_remember` (the impersonation's) is expired by `issue`.
     reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
-    if remember {
-        reply.set_cookie(&state.cookies.expire(&names.dont_remember));
-    }
     reply.set_cookie(&state.cookies.expire(&names.admin_session));
     Ok(reply)
 }
@@ -548,7 +651,7 @@ async fn list_user_sessions(
         .sessions
         .clone()
         .list_sessions(session_pb::ListSessionsRequest {
-            user_id: body.user_id,
+            user_id: user_id(&body.user_id),
             all: true,
         })
         .await?
@@ -605,7 +708,7 @@ async fn revoke_user_sessions(
         codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
     )
     .await?;
-    end_sessions(&state, &body.user_id).await?;
+    end_sessions(&state, &user_id(&body.user_id)).await?;
     Ok(Reply::json(&SUCCESS))
 }
 
@@ -616,25 +719,25 @@ async fn remove_user(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
+    let target = user_id(&body.user_id);
     state
         .admin
         .clone()
         .remove_user(identity_pb::RemoveUserRequest {
             actor_id: auth.0.user.id,
-            user_id: body.user_id.clone(),
+            user_id: target.clone(),
         })
         .await?;
-    end_sessions(&state, &body.user_id).await?;
+    end_sessions(&state, &target).await?;
     Ok(Reply::json(&SUCCESS))
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SetUserPasswordBody {
-    #[schema(min_length = 1, max_length = 256)]
-    user_id: String,
-    #[schema(min_length = 1)]
     new_password: String,
+    #[schema(value_type = Value)]
+    user_id: Value,
 }
 
 /// Sets a user's password (`user:set-password`), creating their credential account if needed.
@@ -644,12 +747,20 @@ async fn set_user_password(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<SetUserPasswordBody, AdminSession>,
 ) -> Result<Reply, ApiError> {
+    let target = user_id(&body.user_id);
+    for (field, value) in [("newPassword", &body.new_password), ("userId", &target)] {
+        if value.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message(format!("[body.{field}] {field} cannot be empty"))
+                .into());
+        }
+    }
     state
         .admin
         .clone()
         .set_user_password(identity_pb::SetUserPasswordRequest {
             actor_id: auth.0.user.id,
-            user_id: body.user_id,
+            user_id: target,
             new_password: body.new_password,
         })
         .await?;
@@ -659,10 +770,12 @@ async fn set_user_password(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HasPermissionBody {
-    /// Resource → actions: `{"user": ["ban"]}`.
-    permissions: Option<serde_json::Map<String, Value>>,
+    /// Resource → actions: `{"user": ["ban"]}` (an object; checked by the route).
+    #[schema(value_type = Option<Value>)]
+    permissions: Option<Value>,
     /// Deprecated singular form: refused.
-    permission: Option<serde_json::Map<String, Value>>,
+    #[schema(value_type = Option<Value>)]
+    permission: Option<Value>,
     user_id: Option<String>,
     role: Option<String>,
 }
@@ -678,16 +791,50 @@ pub struct HasPermissionResponse {
     responses((status = 200, body = HasPermissionResponse, description = "`{\"error\": null, \"success\": true|false}`"), AdminErrors))]
 async fn has_permission(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<HasPermissionBody, AdminSession>,
+    Input { body, meta, .. }: Input<HasPermissionBody>,
 ) -> Result<Reply, ApiError> {
-    let Some(permissions) = body.permissions else {
-        let _ = body.permission;
-        return Err(Failure::message_only(
-            400,
-            "invalid permission check. no permission(s) were passed.",
-        )
-        .into());
+    // No body at all fails both of better-auth's body shapes, and says so twice.
+    let no_body = meta
+        .headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .is_none_or(|length| length == "0")
+        && !meta
+            .headers
+            .contains_key(axum::http::header::TRANSFER_ENCODING);
+    if no_body {
+        return Err(base::VALIDATION_ERROR
+            .with_message(
+                "[body] Invalid input: expected object, received undefined; [body] Invalid input",
+            )
+            .into());
+    }
+    let permissions = match (body.permissions, body.permission) {
+        (Some(Value::Object(permissions)), None) => permissions,
+        (Some(_), None) => {
+            return Err(base::VALIDATION_ERROR
+                .with_message("[body] Invalid input")
+                .into());
+        }
+        (None, Some(_)) => {
+            return Err(Failure::message_only(
+                400,
+                "invalid permission check. no permission(s) were passed.",
+            )
+            .into());
+        }
+        (Some(_), Some(_)) => {
+            return Err(base::VALIDATION_ERROR
+                .with_message("[body] Invalid input: more than one option matched")
+                .into());
+        }
+        (None, None) => {
+            return Err(base::VALIDATION_ERROR
+                .with_message("[body] Invalid input")
+                .into());
+        }
     };
+    // The body's shape is judged before the session, as better-auth does.
+    let auth = AdminSession::authenticate(&state, &meta).await?;
     let answer = state
         .admin
         .clone()

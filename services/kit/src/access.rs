@@ -59,11 +59,11 @@ impl Role {
         Ok(Role(statements))
     }
 
-    /// Whether this role allows everything `request` asks (a resource it does not know
-    /// allows nothing).
+    /// Whether this role allows everything `request` asks (a resource it does not know, or
+    /// an empty list of actions, allows nothing).
     pub fn allows(&self, request: &Request) -> bool {
         request.0.iter().all(|(resource, actions, connector)| {
-            let Some(allowed) = self.0.get(resource) else {
+            let Some(allowed) = self.0.get(resource).filter(|_| !actions.is_empty()) else {
                 return false;
             };
             match connector {
@@ -147,6 +147,10 @@ mod tests {
             json!({"user": {"actions": ["delete", "list"], "connector": "OR"}})
         )));
         assert!(!Role::default().allows(&wanted(json!({"user": ["list"]}))));
+        assert!(
+            !admin().allows(&wanted(json!({"user": []}))),
+            "asking for nothing"
+        );
     }
 
     #[test]

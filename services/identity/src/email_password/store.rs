@@ -36,6 +36,9 @@ pub struct Extras {
     /// `None`: the default role.
     pub role: Option<String>,
     pub email_verified: bool,
+    pub banned: bool,
+    pub ban_reason: Option<String>,
+    pub ban_expires: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +71,9 @@ pub async fn create_user_with(
         display_username: new.display_username,
         role: extras.role.unwrap_or(defaults.role.clone()),
         email_verified: extras.email_verified,
+        banned: extras.banned,
+        ban_reason: extras.ban_reason,
+        ban_expires: extras.ban_expires,
         ..defaults
     };
     // No secrets: the event travels to other services.
@@ -82,7 +88,8 @@ pub async fn create_user_with(
         let mut tx = db.begin().await?;
         query(
             "INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at, \
-             username, display_username, role) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+             username, display_username, role, banned, ban_reason, ban_expires) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(user.id.as_str())
         .bind(user.name.as_str())
@@ -94,6 +101,9 @@ pub async fn create_user_with(
         .bind(user.username.clone())
         .bind(user.display_username.clone())
         .bind(user.role.as_str())
+        .bind(user.banned)
+        .bind(user.ban_reason.clone())
+        .bind(user.ban_expires)
         .execute(&mut tx)
         .await?;
         if let Some(password_hash) = password_hash {
