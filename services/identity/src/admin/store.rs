@@ -3,7 +3,8 @@
 
 use chrono::{DateTime, Utc};
 use gatehouse_kit::db::sea_query::{
-    Alias, Cond, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement, SimpleExpr,
+    Alias, Asterisk, Cond, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement,
+    SimpleExpr,
 };
 use gatehouse_kit::db::{Db, DbError};
 use gatehouse_kit::outbox::OutboxEvent;
@@ -168,6 +169,19 @@ fn user_select() -> SelectStatement {
     select
 }
 
+/// How many users match: `COUNT(*)`, and no `WHERE` at all when nothing filters, which
+/// SQLite answers from the b-tree's page counts instead of visiting every row.
+fn count_statement(cond: Cond) -> SelectStatement {
+    let mut count = Query::select();
+    count
+        .from(Alias::new("users"))
+        .expr(Func::count(Expr::col(Asterisk)));
+    if !cond.is_empty() {
+        count.cond_where(cond);
+    }
+    count
+}
+
 /// The page of users `query` asks for, and how many users match in all.
 pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbError> {
     let cond = condition(&query.filters);
@@ -203,12 +217,7 @@ pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbErro
         page.offset(offset);
     }
     let users: Vec<User> = db.build(&page).fetch_all(db).await?;
-    let mut count = Query::select();
-    count
-        .from(Alias::new("users"))
-        .expr(Expr::col(Alias::new("id")).count())
-        .cond_where(cond);
-    let (total,): (i64,) = db.build(&count).fetch_one(db).await?;
+    let (total,): (i64,) = db.build(&count_statement(cond)).fetch_one(db).await?;
     Ok((users, u64::try_from(total).unwrap_or(0)))
 }
 
@@ -239,6 +248,19 @@ pub async fn remove(db: &Db, user_id: &str) -> Result<bool, DbError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unfiltered_count_has_no_where_clause() {
+        use gatehouse_kit::db::sea_query::SqliteQueryBuilder;
+        let all = count_statement(condition(&[])).to_string(SqliteQueryBuilder);
+        assert_eq!(all, r#"SELECT COUNT(*) FROM "users""#);
+        let some = count_statement(condition(&[Filter::Like(
+            "name",
+            "a".into(),
+            Match::Contains,
+        )]));
+        assert!(some.to_string(SqliteQueryBuilder).contains("WHERE"));
+    }
 
     #[test]
     fn like_patterns_match_wildcards_literally() {
