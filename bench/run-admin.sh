@@ -84,7 +84,7 @@ mode_reference() {
     (cd "$REF_CACHE" && npm ci --silent)
   fi
   local db="$WORK/ref.sqlite"
-  (cd "$REF_CACHE" && PORT=$REF_PORT DB_PATH="$db" MAIL_LOG="$WORK/mail.jsonl" node server.mjs >"$OUT/reference.log" 2>&1) &
+  (cd "$REF_CACHE" && PORT=$REF_PORT DB_PATH="$db" MAIL_LOG="$WORK/mail.jsonl" exec node server.mjs >"$OUT/reference.log" 2>&1) &
   PIDS+=($!)
   wait_ok "http://127.0.0.1:$REF_PORT/api/auth/ok"
   local cookie

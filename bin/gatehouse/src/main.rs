@@ -267,6 +267,13 @@ async fn admin_role(
 ) -> anyhow::Result<()> {
     let env = Env::process();
     let _telemetry = gatehouse_kit::telemetry::init("admin", &env)?;
+    // Only a role the deployment knows (`admin`, `user`, `ADMIN_CUSTOM_ROLES`), as set-role.
+    let roles = gatehouse_identity::IdentityConfig::from_env(&env)?
+        .admin_settings()?
+        .roles;
+    if !roles.knows(&[role.to_string()]) {
+        anyhow::bail!("no role named {role:?} (admin, user, or one of ADMIN_CUSTOM_ROLES)");
+    }
     let name = gatehouse_identity::NAME;
     let database = gatehouse_kit::service::DatabaseSettings::from_env(&env, name)?;
     let url = database.url(&env.string("DATA_DIR", "./data"), name);

@@ -168,7 +168,7 @@ pub struct ListUsersQuery {
     /// `contains` (the default), `starts_with` or `ends_with`.
     #[schema(inline)]
     search_operator: Option<TextMatch>,
-    /// A whole number, at most 1000; 0 or none: every user.
+    /// A whole number, at most 1000; 0 or none: the first 1000 (every answer holds at most 1000).
     limit: Option<String>,
     offset: Option<String>,
     sort_by: Option<String>,
@@ -264,7 +264,8 @@ async fn list_users(
     State(state): State<AppState>,
     Input { body, auth, meta }: Input<ListUsersQuery, AdminSession>,
 ) -> Result<Reply, ApiError> {
-    // 0 means no limit (and no offset), as better-auth reads it.
+    // 0 means no limit and is not echoed, as better-auth reads it; every answer still holds at
+    // most MAX_PAGE users (better-auth would send the whole table).
     let limit = whole_number(body.limit.as_deref(), "limit", MAX_PAGE)?.filter(|n| *n > 0);
     let offset = whole_number(body.offset.as_deref(), "offset", u32::MAX)?.filter(|n| *n > 0);
     // `filterValue=a&filterValue=b` is a list (for `in`).
@@ -293,7 +294,7 @@ async fn list_users(
             filter_operator: body.filter_operator.map(wire),
             sort_by: body.sort_by,
             sort_direction: body.sort_direction.map(wire),
-            limit,
+            limit: Some(limit.unwrap_or(MAX_PAGE)),
             offset,
         })
         .await?

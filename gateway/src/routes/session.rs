@@ -132,6 +132,10 @@ async fn sign_out(
     }
     let mut reply = Reply::json(&SignOutResponse { success: true });
     reply.set_cookies(state.cookies.expire_session());
+    // Signing out of an impersonation forgets the admin's own session token too.
+    if meta.cookie(&state.cookies.names.admin_session).is_some() {
+        reply.set_cookie(&state.cookies.expire(&state.cookies.names.admin_session));
+    }
     Ok(reply)
 }
 

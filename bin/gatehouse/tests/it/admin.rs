@@ -53,6 +53,13 @@ async fn the_admin_command_counts_from_the_users_next_request() {
     let revoked = admin_command(&stack, "revoke", &email);
     assert!(revoked.status.success(), "{revoked:?}");
     assert_eq!(stack.get("/admin/list-users", Some(&jar)).await.status, 403);
+    let typo = std::process::Command::new(env!("CARGO_BIN_EXE_gatehouse"))
+        .args(["admin", "grant", "--email", &email, "--role", "admin,root"])
+        .env_clear()
+        .env("DATA_DIR", &stack.data_dir)
+        .output()
+        .unwrap();
+    assert!(!typo.status.success(), "only known roles: {typo:?}");
     let unknown = admin_command(&stack, "grant", "nobody@example.com");
     assert!(!unknown.status.success());
     assert!(
@@ -196,6 +203,24 @@ async fn impersonation_swaps_the_cookies_and_stopping_restores_the_admin() {
             .all(|s| s["impersonatedBy"].is_null())
     );
 
+    let signed_out = stack.post("/sign-out", json!({}), Some(&jar)).await;
+    assert_eq!(
+        signed_out
+            .set_cookie("better-auth.admin_session")
+            .as_deref(),
+        Some("better-auth.admin_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax"),
+        "signing out of an impersonation forgets the admin's token too"
+    );
+    // Again, to stop it this time.
+    let started = stack
+        .post(
+            "/admin/impersonate-user",
+            json!({"userId": target}),
+            Some(&admin_jar),
+        )
+        .await;
+    assert_eq!(started.status, 200, "{}", started.text);
+    let jar = started.cookie_header();
     let stopped = stack
         .post("/admin/stop-impersonating", json!({}), Some(&jar))
         .await;

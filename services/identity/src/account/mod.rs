@@ -113,7 +113,8 @@ impl Accounts {
         let hash = hasher.hash(new).await.map_err(hash_failure)?;
         credentials::set_password_hash(&self.db, &account_row_id, &hash).await?;
         tracing::info!(user_id, "password changed");
-        Ok(credential.user)
+        // The caller may start a new session with it (revokeOtherSessions): not when banned.
+        self.credentials.admit_banned(credential.user).await
     }
 
     /// Sets a password for a user who has none (§8.14, server side only).

@@ -490,11 +490,19 @@ impl Admin {
         }
         self.target(user_id).await?;
         let reason = reason.unwrap_or_else(|| self.settings.default_ban_reason.clone());
-        let expires = expires_in
-            .or(self.settings.default_ban_expires_in)
-            .map(|lifetime| {
-                ids::now() + chrono::TimeDelta::from_std(lifetime).unwrap_or(chrono::TimeDelta::MAX)
-            });
+        let expires = match expires_in.or(self.settings.default_ban_expires_in) {
+            None => None,
+            Some(lifetime) => Some(
+                chrono::TimeDelta::from_std(lifetime)
+                    .ok()
+                    .and_then(|lifetime| ids::now().checked_add_signed(lifetime))
+                    .ok_or_else(|| {
+                        IdentityError::Refused(base::VALIDATION_ERROR.with_message(
+                            "[body.banExpiresIn] Too big: a ban cannot outlast the calendar",
+                        ))
+                    })?,
+            ),
+        };
         let user = self
             .set(
                 user_id,

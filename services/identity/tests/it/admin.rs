@@ -339,6 +339,21 @@ async fn a_ban_refuses_sign_in_until_it_lapses_or_is_lifted(#[case] backend: Bac
     let target = user(&t, "Bad").await;
     let own = t.admin.ban_user(&admin, &admin, None, None).await;
     assert_eq!(refused(own), codes::YOU_CANNOT_BAN_YOURSELF.code());
+    let forever = t
+        .admin
+        .ban_user(
+            &admin,
+            &target,
+            None,
+            Some(Duration::from_secs(u64::MAX / 4)),
+        )
+        .await;
+    assert_eq!(
+        refused(forever),
+        base::VALIDATION_ERROR.code(),
+        "{backend:?}: refused, no panic"
+    );
+    assert!(!t.users.get(&target).await.unwrap().banned);
     let banned = t.admin.ban_user(&admin, &target, None, None).await.unwrap();
     assert!(banned.banned);
     assert_eq!(banned.ban_reason.as_deref(), Some("No reason"));

@@ -269,6 +269,12 @@ impl Sessions {
             self.forget(token).await?;
             return Ok(None);
         };
+        if is_banned(&user, now) {
+            // A session created while a ban was being applied (a sign-in already past its
+            // check): a banned user has no session, however it was made.
+            self.forget(token).await?;
+            return Ok(None);
+        }
         self.cache
             .fill(&session, &user, now.timestamp_millis())
             .await;
@@ -286,4 +292,12 @@ impl Sessions {
     pub async fn sweep(&self) -> Result<u64, SessionError> {
         Ok(store::delete_expired(&self.db, ids::now()).await?)
     }
+}
+
+/// A ban in force: set, and not yet expired.
+fn is_banned(user: &identity_pb::User, now: DateTime<Utc>) -> bool {
+    user.banned
+        && user
+            .ban_expires_unix_ms
+            .is_none_or(|expires| expires > now.timestamp_millis())
 }

@@ -113,11 +113,15 @@ pub async fn revoke_for_user(
 ) -> Result<Vec<String>, DbError> {
     let mut tx = db.begin().await?;
     let deleted = match except {
-        None => query("DELETE FROM sessions WHERE user_id = $1 RETURNING id, user_id, token")
+        // The impersonation sessions the user started as an admin end with theirs.
+        None => query(
+            "DELETE FROM sessions WHERE user_id = $1 OR impersonated_by = $1 RETURNING id, user_id, token",
+        )
             .bind(user_id)
             .fetch_all(&mut tx),
         Some(kept) => query(
-            "DELETE FROM sessions WHERE user_id = $1 AND token <> $2 RETURNING id, user_id, token",
+            "DELETE FROM sessions WHERE (user_id = $1 OR impersonated_by = $1) AND token <> $2 \
+             RETURNING id, user_id, token",
         )
         .bind(user_id)
         .bind(kept)
@@ -169,9 +173,10 @@ pub async fn tokens_of(on: impl Executor, user_id: &str) -> Result<Vec<String>, 
 
 /// Deletes every session of a user; returns their tokens.
 pub async fn delete_for_user(tx: &mut Tx, user_id: &str) -> Result<Vec<String>, DbError> {
-    let rows: Vec<(String,)> = query("DELETE FROM sessions WHERE user_id = $1 RETURNING token")
-        .bind(user_id)
-        .fetch_all(tx)
-        .await?;
+    let rows: Vec<(String,)> =
+        query("DELETE FROM sessions WHERE user_id = $1 OR impersonated_by = $1 RETURNING token")
+            .bind(user_id)
+            .fetch_all(tx)
+            .await?;
     Ok(rows.into_iter().map(|(token,)| token).collect())
 }

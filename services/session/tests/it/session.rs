@@ -606,3 +606,49 @@ async fn impersonation_sessions_are_short_never_slide_and_only_admins_see_them(
         "{backend:?}: an admin sees every row"
     );
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_banned_user_has_no_session_and_an_admins_impersonations_end_with_theirs(
+    #[case] backend: Backend,
+) {
+    let identity = identity_service().await;
+    let (user, admin) = (a_user(&identity.url).await, a_user(&identity.url).await);
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(60_000, 60_000)).await;
+    let impersonation = sessions
+        .create(NewSession {
+            impersonation: Some((admin.clone(), Duration::from_secs(3600))),
+            ..new_session(&user, false)
+        })
+        .await
+        .unwrap();
+    let own = sessions.create(new_session(&user, true)).await.unwrap();
+    assert_eq!(
+        sessions.revoke_all(&admin, None).await.unwrap(),
+        1,
+        "{backend:?}: the admin's impersonation ends with the admin's sessions"
+    );
+    assert_eq!(
+        sessions.get(&impersonation.token, false).await.unwrap(),
+        None
+    );
+
+    // A session made while the ban was being applied (the sign-in had passed its check).
+    let identity_db = Db::connect(&identity._database.url, 1, &gatehouse_identity::MIGRATIONS)
+        .await
+        .unwrap();
+    query("UPDATE users SET banned = TRUE WHERE id = $1")
+        .bind(user.as_str())
+        .execute(&identity_db)
+        .await
+        .unwrap();
+    assert_eq!(
+        sessions.get(&own.token, false).await.unwrap(),
+        None,
+        "{backend:?}: read afresh, the banned user's session is refused"
+    );
+    assert_eq!(rows(sessions.db()).await, 0, "{backend:?}: and deleted");
+}
