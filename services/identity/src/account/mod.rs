@@ -9,7 +9,6 @@ use gatehouse_kit::errors::{Failure, base, username as username_codes};
 
 use crate::email_password::{EmailPassword, store as credentials};
 use crate::error::IdentityError;
-use crate::password::HashError;
 use crate::user::User;
 use crate::username::UsernameRules;
 pub use store::{Account, ProfileChanges};
@@ -93,7 +92,7 @@ impl Accounts {
         current: &str,
         new: &str,
     ) -> Result<User, IdentityError> {
-        self.check_length(new)?;
+        self.credentials.check_password_length(new, true)?;
         if current.chars().count() > self.credentials.max_password() {
             return Err(base::PASSWORD_TOO_LONG.into());
         }
@@ -110,7 +109,7 @@ impl Accounts {
         if !hasher.verify(current, &stored).await?.valid {
             return Err(base::INVALID_PASSWORD.into());
         }
-        let hash = hasher.hash(new).await.map_err(hash_failure)?;
+        let hash = hasher.hash(new).await?;
         credentials::set_password_hash(&self.db, &account_row_id, &hash).await?;
         tracing::info!(user_id, "password changed");
         // The caller may start a new session with it (revokeOtherSessions): not when banned.
@@ -119,7 +118,7 @@ impl Accounts {
 
     /// Sets a password for a user who has none (§8.14, server side only).
     pub async fn set_password(&self, user_id: &str, new: &str) -> Result<(), IdentityError> {
-        self.check_length(new)?;
+        self.credentials.check_password_length(new, true)?;
         let found = credentials::credential_of(&self.db, user_id).await?;
         let Some(credential) = found else {
             return Err(base::USER_NOT_FOUND.into());
@@ -127,12 +126,7 @@ impl Accounts {
         if credential.password_hash.is_some() {
             return Err(base::PASSWORD_ALREADY_SET.into());
         }
-        let hash = self
-            .credentials
-            .hasher()
-            .hash(new)
-            .await
-            .map_err(hash_failure)?;
+        let hash = self.credentials.hasher().hash(new).await?;
         match credential.account_row_id {
             Some(account_row_id) => {
                 credentials::set_password_hash(&self.db, &account_row_id, &hash).await?
@@ -160,23 +154,5 @@ impl Accounts {
             None => Err(base::ACCOUNT_NOT_FOUND.into()),
             Some(_) => Err(base::PROVIDER_NOT_CONFIGURED.into()),
         }
-    }
-
-    fn check_length(&self, password: &str) -> Result<(), IdentityError> {
-        let length = password.chars().count();
-        if length < self.credentials.min_password() {
-            return Err(base::PASSWORD_TOO_SHORT.into());
-        }
-        if length > self.credentials.max_password() {
-            return Err(base::PASSWORD_TOO_LONG.into());
-        }
-        Ok(())
-    }
-}
-
-fn hash_failure(error: HashError) -> IdentityError {
-    match error {
-        HashError::Busy => IdentityError::Busy,
-        error => IdentityError::internal("hashing", base::INTERNAL_SERVER_ERROR, error),
     }
 }

@@ -24,7 +24,6 @@ use serde_json::{Map, Value};
 use crate::account::store as accounts;
 use crate::email_password::{EmailPassword, store as credentials};
 use crate::error::IdentityError;
-use crate::password::HashError;
 use crate::user::{User, store as users};
 use crate::username::UsernameRules;
 pub use roles::Roles;
@@ -68,13 +67,6 @@ fn updated(user_id: &str) -> OutboxEvent {
     OutboxEvent::new(&UserUpdated {
         user_id: user_id.to_string(),
     })
-}
-
-fn hash_failure(error: HashError) -> IdentityError {
-    match error {
-        HashError::Busy => IdentityError::Busy,
-        error => IdentityError::internal("hashing", base::INTERNAL_SERVER_ERROR, error),
-    }
 }
 
 impl Admin {
@@ -124,17 +116,6 @@ impl Admin {
             return Err(codes::YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE.into());
         }
         Ok(roles.iter().map(|r| r.trim()).collect::<Vec<_>>().join(","))
-    }
-
-    fn check_password(&self, password: &str, minimum: bool) -> Result<(), IdentityError> {
-        let length = password.chars().count();
-        if minimum && length < self.credentials.min_password() {
-            return Err(base::PASSWORD_TOO_SHORT.into());
-        }
-        if length > self.credentials.max_password() {
-            return Err(base::PASSWORD_TOO_LONG.into());
-        }
-        Ok(())
     }
 
     /// create-user: `user:create`, and `user:set-role` when a role is given.
@@ -189,7 +170,7 @@ impl Admin {
             return Err(base::INVALID_EMAIL.into());
         }
         if let Some(password) = &new.password {
-            self.check_password(password, false)?;
+            self.credentials.check_password_length(password, false)?;
         }
         let text = |key: &str| {
             new.data
@@ -202,13 +183,7 @@ impl Admin {
             .for_sign_up(text("username"), text("displayUsername"))
             .map_err(IdentityError::Refused)?;
         let hash = match &new.password {
-            Some(password) => Some(
-                self.credentials
-                    .hasher()
-                    .hash(password)
-                    .await
-                    .map_err(hash_failure)?,
-            ),
+            Some(password) => Some(self.credentials.hasher().hash(password).await?),
             None => None,
         };
         let created = credentials::create_user_with(
@@ -563,16 +538,11 @@ impl Admin {
             codes::YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD,
         )
         .await?;
-        self.check_password(new_password, true)?;
+        self.credentials.check_password_length(new_password, true)?;
         let Some(credential) = credentials::credential_of(&self.db, user_id).await? else {
             return Err(base::USER_NOT_FOUND.into());
         };
-        let hash = self
-            .credentials
-            .hasher()
-            .hash(new_password)
-            .await
-            .map_err(hash_failure)?;
+        let hash = self.credentials.hasher().hash(new_password).await?;
         match credential.account_row_id {
             Some(account) => credentials::set_password_hash(&self.db, &account, &hash).await?,
             None => accounts::add_credential(&self.db, user_id, &hash).await?,

@@ -155,13 +155,7 @@ impl EmailPassword {
         if !is_valid_email(&email) {
             return Err(base::INVALID_EMAIL.into());
         }
-        let length = request.password.chars().count();
-        if length < self.min_password {
-            return Err(base::PASSWORD_TOO_SHORT.into());
-        }
-        if length > self.max_password {
-            return Err(base::PASSWORD_TOO_LONG.into());
-        }
+        self.check_password_length(&request.password, true)?;
         let hash = self
             .hasher
             .hash(&request.password)
@@ -254,6 +248,23 @@ impl EmailPassword {
         throttle_key: &str,
     ) -> Result<Option<throttle::Attempt>, IdentityError> {
         self.admit(throttle_key).await
+    }
+
+    /// `PASSWORD_TOO_SHORT` (when `require_minimum`) or `PASSWORD_TOO_LONG`, by the configured
+    /// lengths: the one length rule of sign-up, change, set and an admin's create and set.
+    pub fn check_password_length(
+        &self,
+        password: &str,
+        require_minimum: bool,
+    ) -> Result<(), IdentityError> {
+        let length = password.chars().count();
+        if require_minimum && length < self.min_password {
+            return Err(base::PASSWORD_TOO_SHORT.into());
+        }
+        if length > self.max_password {
+            return Err(base::PASSWORD_TOO_LONG.into());
+        }
+        Ok(())
     }
 
     pub fn max_password(&self) -> usize {
