@@ -99,7 +99,7 @@ mode_standalone() {
   local data="$WORK/standalone"
   mkdir -p "$data"
   DATA_DIR="$data" GATEWAY_LISTEN=127.0.0.1:$PORT BASE_URL=http://localhost:$PORT \
-    IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
+    IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
     RATE_LIMIT_ENABLED=false RUST_LOG=warn "$GATEHOUSE_BIN" standalone >"$OUT/standalone.log" 2>&1 &
   PIDS+=($!)
   wait_ok "http://127.0.0.1:$PORT/api/auth/ok"

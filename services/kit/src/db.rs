@@ -18,7 +18,9 @@ use std::borrow::Cow;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sea_query::{PostgresQueryBuilder, QueryStatementBuilder, SqliteQueryBuilder, Value, Values};
+use sea_query::{
+    PostgresQueryBuilder, QueryStatementBuilder, SelectStatement, SqliteQueryBuilder, Value, Values,
+};
 use sea_query_sqlx::SqlxValues;
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnection, PgPool, PgPoolOptions, PgRow};
@@ -173,6 +175,46 @@ impl Db {
         build(self.backend(), statement)
     }
 
+    /// Renders a SELECT that has no LIMIT or OFFSET of its own as one page of it. On SQLite
+    /// the LIMIT is written into the statement: SQLite plans with a bound LIMIT's value, which
+    /// makes it prepare a statement with `LIMIT ?` again on every run; a page size takes few
+    /// values, an offset many, so the offset stays a parameter (written in, each offset would be
+    /// a statement of its own). PostgreSQL binds both: its cached generic plan for the
+    /// statement is what list-users has always run with.
+    pub fn build_page(
+        &self,
+        statement: &SelectStatement,
+        limit: Option<u64>,
+        offset: Option<u64>,
+    ) -> Query {
+        let mut query = self.build(statement);
+        if limit.is_none() && offset.is_none() {
+            return query;
+        }
+        // Both backends take a LIMIT before an OFFSET only; "no limit" is the largest one.
+        let limit = limit.map_or(i64::MAX, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let offset = offset.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        let mut sql = query.sql.into_owned();
+        let mut bind = |sql: &mut String, value: i64| {
+            query.args.push(Value::BigInt(Some(value)));
+            match self.backend() {
+                Backend::Sqlite => sql.push('?'),
+                Backend::Postgres => sql.push_str(&format!("${}", query.args.len())),
+            }
+        };
+        sql.push_str(" LIMIT ");
+        match self.backend() {
+            Backend::Sqlite => sql.push_str(&limit.to_string()),
+            Backend::Postgres => bind(&mut sql, limit),
+        }
+        if let Some(offset) = offset {
+            sql.push_str(" OFFSET ");
+            bind(&mut sql, offset);
+        }
+        query.sql = Cow::Owned(sql);
+        query
+    }
+
     /// Wakes this database's outbox relay (a transaction that enqueued events does it itself).
     pub fn outbox_signal(&self) -> &OutboxSignal {
         &self.outbox
@@ -197,13 +239,22 @@ fn build(backend: Backend, statement: &impl QueryStatementBuilder) -> Query {
     }
 }
 
+/// Room for the largest answer a store reads at once (list-users: at most 1000 users a page)
+/// and its completion message; the channel only holds rows not yet taken.
+const SQLITE_ROW_BUFFER: usize = 1024;
+
 async fn open_sqlite(url: &str, max_connections: u32) -> Result<SqlitePool, DbError> {
     let options = SqliteConnectOptions::from_str(url)
         .map_err(DbError::Connect)?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .busy_timeout(Duration::from_secs(5))
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // Rows cross from the connection's thread to the caller through this channel. At
+        // sqlx's default (50) a larger answer (a page of users) fills it: the thread then
+        // blocks, and the caller wakes it again as it takes rows (futex waits and wakes on
+        // both sides). With room for the largest page the thread steps through to the end.
+        .row_buffer_size(SQLITE_ROW_BUFFER);
     let path = options.get_filename();
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|source| DbError::Directory {

@@ -5,50 +5,12 @@ use gatehouse_kit::errors::{Failure, base};
 use gatehouse_proto::identity::v1 as pb;
 use serde_json::Value;
 
-use super::store::{CompareOp, Filter, Kind, ListQuery, Match, Scalar, column};
+use gatehouse_kit::listing::{self, Filter, matcher};
+
+use super::store::{ListQuery, column};
 
 fn invalid(message: String) -> Failure {
     base::VALIDATION_ERROR.with_message(message)
-}
-
-/// A filter value as the column's kind; query strings make every value a string.
-fn scalar(kind: Kind, value: &Value, field: &str) -> Result<Scalar, Failure> {
-    let text = match value {
-        Value::String(s) => s.clone(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        _ => {
-            return Err(invalid(format!(
-                "[query.filterValue] Invalid input for {field}"
-            )));
-        }
-    };
-    Ok(match kind {
-        Kind::Text => Scalar::Text(text),
-        Kind::Bool => Scalar::Bool(match text.as_str() {
-            "true" => true,
-            "false" => false,
-            _ => {
-                return Err(invalid(format!(
-                    "[query.filterValue] {field} is true or false"
-                )));
-            }
-        }),
-        Kind::Time => Scalar::Time(
-            chrono::DateTime::parse_from_rfc3339(&text)
-                .map_err(|_| invalid(format!("[query.filterValue] {field} is an ISO 8601 date")))?
-                .to_utc(),
-        ),
-    })
-}
-
-fn matcher(operator: &str) -> Option<Match> {
-    Some(match operator {
-        "contains" => Match::Contains,
-        "starts_with" => Match::StartsWith,
-        "ends_with" => Match::EndsWith,
-        _ => return None,
-    })
 }
 
 pub fn list_query(r: &pb::ListUsersRequest) -> Result<ListQuery, Failure> {
@@ -78,60 +40,20 @@ pub fn list_query(r: &pb::ListUsersRequest) -> Result<ListQuery, Failure> {
             .ok_or_else(|| invalid(format!("[query.filterField] Unknown field: {field}")))?;
         let value: Value = serde_json::from_str(raw)
             .map_err(|_| invalid("[query.filterValue] Invalid input".into()))?;
-        let operator = r.filter_operator.as_deref().unwrap_or("eq");
-        let compare =
-            |op| Ok::<_, Failure>(Filter::Compare(column, op, scalar(kind, &value, field)?));
-        filters.push(match operator {
-            "eq" => compare(CompareOp::Eq)?,
-            "ne" => compare(CompareOp::Ne)?,
-            "lt" => compare(CompareOp::Lt)?,
-            "lte" => compare(CompareOp::Lte)?,
-            "gt" => compare(CompareOp::Gt)?,
-            "gte" => compare(CompareOp::Gte)?,
-            "in" | "not_in" => {
-                let values = match &value {
-                    Value::Array(values) => values.clone(),
-                    Value::String(list) => list
-                        .split(',')
-                        .map(|v| Value::String(v.trim().into()))
-                        .collect(),
-                    other => vec![other.clone()],
-                };
-                let values = values
-                    .iter()
-                    .map(|v| scalar(kind, v, field))
-                    .collect::<Result<_, _>>()?;
-                Filter::In(column, values, operator == "not_in")
-            }
-            other => match (matcher(other), kind) {
-                (Some(how), Kind::Text) => {
-                    let Scalar::Text(text) = scalar(kind, &value, field)? else {
-                        unreachable!("a text column reads text")
-                    };
-                    Filter::Like(column, text, how)
-                }
-                _ => {
-                    return Err(invalid(format!(
-                        "[query.filterOperator] Unknown operator for {field}: {other}"
-                    )));
-                }
-            },
-        });
+        filters.push(listing::filter(
+            "query",
+            field,
+            (column, kind),
+            &value,
+            r.filter_operator.as_deref(),
+        )?);
     }
     let sort = match r.sort_by.as_deref() {
         None | Some("") => None,
         Some(field) => {
             let (column, _) = column(field)
                 .ok_or_else(|| invalid(format!("[query.sortBy] Unknown field: {field}")))?;
-            let descending = match r.sort_direction.as_deref() {
-                None | Some("asc") => false,
-                Some("desc") => true,
-                Some(other) => {
-                    return Err(invalid(format!(
-                        "[query.sortDirection] Unknown direction: {other}"
-                    )));
-                }
-            };
+            let descending = listing::descending("query", r.sort_direction.as_deref())?;
             Some((column, descending))
         }
     };

@@ -1,24 +1,17 @@
 //! The users table as admins see it: the filtered, sorted, paged list (one sea-query statement
 //! rendered per backend) and removal.
 
-use chrono::{DateTime, Utc};
 use gatehouse_kit::db::sea_query::{
-    Alias, Asterisk, Cond, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement,
-    SimpleExpr,
+    Alias, Asterisk, Cond, Expr, ExprTrait, Func, Order, Query, SelectStatement, SimpleExpr,
 };
+pub use gatehouse_kit::listing::{Filter, Kind, Match};
+
+/// Columns kept lower-cased: text matching compares them as they are.
+const STORED_LOWER: &[&str] = &["email", "username"];
 use gatehouse_kit::db::{Db, DbError};
-use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::v1::UserDeleted;
+use gatehouse_kit::listing::condition;
 
 use crate::user::User;
-
-/// How a column's values compare (filter values arrive as strings from a query string).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Text,
-    Bool,
-    Time,
-}
 
 /// better-auth's user field names and their columns.
 pub fn column(field: &str) -> Option<(&'static str, Kind)> {
@@ -40,49 +33,6 @@ pub fn column(field: &str) -> Option<(&'static str, Kind)> {
     })
 }
 
-/// A value a column is compared with, already of the column's kind.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Scalar {
-    Text(String),
-    Bool(bool),
-    Time(DateTime<Utc>),
-}
-
-impl From<Scalar> for SimpleExpr {
-    fn from(value: Scalar) -> Self {
-        match value {
-            Scalar::Text(text) => text.into(),
-            Scalar::Bool(flag) => flag.into(),
-            Scalar::Time(time) => time.into(),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Match {
-    Contains,
-    StartsWith,
-    EndsWith,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Filter {
-    Compare(&'static str, CompareOp, Scalar),
-    In(&'static str, Vec<Scalar>, bool),
-    /// Text matching, ignoring case.
-    Like(&'static str, String, Match),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareOp {
-    Eq,
-    Ne,
-    Lt,
-    Lte,
-    Gt,
-    Gte,
-}
-
 /// One page of the list, and what decides it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListQuery {
@@ -93,79 +43,12 @@ pub struct ListQuery {
     pub offset: Option<u64>,
 }
 
-/// `%`, `_` and the escape itself match literally.
-fn like_pattern(value: &str, how: Match) -> String {
-    let escaped = value
-        .to_lowercase()
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    match how {
-        Match::Contains => format!("%{escaped}%"),
-        Match::StartsWith => format!("{escaped}%"),
-        Match::EndsWith => format!("%{escaped}"),
-    }
-}
-
-fn condition(filters: &[Filter]) -> Cond {
-    let mut all = Cond::all();
-    for filter in filters {
-        all = all.add(match filter {
-            Filter::Compare(column, op, value) => {
-                let col = Expr::col(Alias::new(*column));
-                let value = SimpleExpr::from(value.clone());
-                match op {
-                    CompareOp::Eq => col.eq(value),
-                    CompareOp::Ne => col.ne(value),
-                    CompareOp::Lt => col.lt(value),
-                    CompareOp::Lte => col.lte(value),
-                    CompareOp::Gt => col.gt(value),
-                    CompareOp::Gte => col.gte(value),
-                }
-            }
-            Filter::In(column, values, negated) => {
-                let values: Vec<SimpleExpr> = values.iter().cloned().map(Into::into).collect();
-                let col = Expr::col(Alias::new(*column));
-                if *negated {
-                    col.is_not_in(values)
-                } else {
-                    col.is_in(values)
-                }
-            }
-            Filter::Like(column, value, how) => {
-                let pattern = LikeExpr::new(like_pattern(value, *how)).escape('\\');
-                if matches!(*column, "email" | "username") {
-                    // Stored lower-cased already: the column as it is.
-                    Expr::col(Alias::new(*column)).like(pattern)
-                } else {
-                    Expr::expr(Func::lower(Expr::col(Alias::new(*column)))).like(pattern)
-                }
-            }
-        });
-    }
-    all
-}
-
 fn user_select() -> SelectStatement {
     let mut select = Query::select();
-    select.from(Alias::new("users")).columns(
-        [
-            "id",
-            "name",
-            "email",
-            "email_verified",
-            "image",
-            "created_at",
-            "updated_at",
-            "username",
-            "display_username",
-            "role",
-            "banned",
-            "ban_reason",
-            "ban_expires",
-        ]
-        .map(Alias::new),
-    );
+    // The one column list users are decoded from (by position).
+    select
+        .from(Alias::new("users"))
+        .columns(crate::user::COLUMNS.map(Alias::new));
     select
 }
 
@@ -182,9 +65,8 @@ fn count_statement(cond: Cond) -> SelectStatement {
     count
 }
 
-/// The page of users `query` asks for, and how many users match in all.
-pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbError> {
-    let cond = condition(&query.filters);
+/// The page's statement, without its LIMIT and OFFSET.
+fn page_statement(query: &ListQuery, cond: &Cond) -> SelectStatement {
     let mut page = user_select();
     page.cond_where(cond.clone());
     match query.sort {
@@ -206,43 +88,88 @@ pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbErro
                 .order_by(Alias::new("id"), Order::Asc);
         }
     }
-    if let Some(limit) = query.limit {
-        page.limit(limit);
-    }
-    if let Some(offset) = query.offset {
-        if query.limit.is_none() {
-            // SQLite takes no OFFSET without a LIMIT.
-            page.limit(i64::MAX as u64);
-        }
-        page.offset(offset);
-    }
-    let users: Vec<User> = db.build(&page).fetch_all(db).await?;
-    let (total,): (i64,) = db.build(&count_statement(cond)).fetch_one(db).await?;
-    Ok((users, u64::try_from(total).unwrap_or(0)))
+    page
 }
 
-/// Deletes the user (their accounts go with them) and records `user.deleted`; `false` when
-/// there was no such user.
-pub async fn remove(db: &Db, user_id: &str) -> Result<bool, DbError> {
-    let mut tx = db.begin().await?;
-    // Accounts first: SQLite enforces the cascade only with foreign keys on.
-    gatehouse_kit::db::query("DELETE FROM accounts WHERE user_id = $1")
-        .bind(user_id)
-        .execute(&mut tx)
+/// The total a page shows without counting: the rows before it and in it, when the page is
+/// shorter than the limit (nothing follows it) and is not empty past the start (the offset
+/// may be past the end). Not when it is exactly full: asking for one row more to tell would
+/// make a sparse search walk the whole table in the page's order (on SQLite, a table lookup
+/// per row) instead of stopping at the page's last match.
+fn total_from_page(query: &ListQuery, rows: usize) -> Option<u64> {
+    let offset = query.offset.unwrap_or(0);
+    let rows = rows as u64;
+    let short = query.limit.is_none_or(|limit| rows < limit);
+    (short && (rows > 0 || offset == 0)).then(|| offset.saturating_add(rows))
+}
+
+/// The user at `offset` in the default order, and how many users there are, in one statement.
+/// Finding that user walks the `users_created_at` index alone (an index-only scan on
+/// PostgreSQL, a covering index on SQLite), where `OFFSET` on the page itself reads every
+/// skipped row from the table (SQLite: a seek per row; PostgreSQL: a heap fetch per row).
+const START_AND_TOTAL: &str = r#"SELECT "id", (SELECT COUNT(*) FROM "users") FROM "users" ORDER BY "created_at" ASC, "id" ASC LIMIT 1 OFFSET $1"#;
+
+/// A page deep in the default order of all users: its first user and the total first (see
+/// [`START_AND_TOTAL`]), then the page from that user's `(created_at, id)` on, through the
+/// same index. The key is read back by id in SQL, not bound from Rust, so it compares as
+/// stored (SQLite keeps times as text). `None` when there is no such page to start.
+async fn deep_page(
+    db: &Db,
+    query: &ListQuery,
+    offset: u64,
+) -> Result<Option<(Vec<User>, u64)>, DbError> {
+    let start: Option<(String, i64)> = gatehouse_kit::db::query(START_AND_TOTAL)
+        .bind(i64::try_from(offset).unwrap_or(i64::MAX))
+        .fetch_optional(db)
         .await?;
-    let deleted = gatehouse_kit::db::query("DELETE FROM users WHERE id = $1")
-        .bind(user_id)
-        .execute(&mut tx)
+    let Some((first_id, total)) = start else {
+        // Past the end.
+        return Ok(None);
+    };
+    let mut first = Query::select();
+    first
+        .from(Alias::new("users"))
+        .columns([Alias::new("created_at"), Alias::new("id")])
+        .and_where(Expr::col(Alias::new("id")).eq(first_id));
+    let mut page = page_statement(query, &Cond::all());
+    page.and_where(
+        Expr::tuple([
+            Expr::col(Alias::new("created_at")),
+            Expr::col(Alias::new("id")),
+        ])
+        .gte(SimpleExpr::SubQuery(None, Box::new(first.into()))),
+    );
+    let users: Vec<User> = db
+        .build_page(&page, query.limit, None)
+        .fetch_all(db)
         .await?;
-    if deleted == 0 {
-        return Ok(false);
+    if users.is_empty() {
+        // The first user was deleted in between: no key to start from.
+        return Ok(None);
     }
-    tx.enqueue(&OutboxEvent::new(&UserDeleted {
-        user_id: user_id.to_string(),
-    }))
-    .await?;
-    tx.commit().await?;
-    Ok(true)
+    Ok(Some((users, u64::try_from(total).unwrap_or(0))))
+}
+
+/// The page of users `query` asks for, and how many users match in all.
+pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbError> {
+    let offset = query.offset.filter(|n| *n > 0);
+    if let Some(offset) = offset
+        && query.sort.is_none()
+        && query.filters.is_empty()
+        && let Some(found) = deep_page(db, query, offset).await?
+    {
+        return Ok(found);
+    }
+    let cond = condition(&query.filters, STORED_LOWER);
+    let users: Vec<User> = db
+        .build_page(&page_statement(query, &cond), query.limit, offset)
+        .fetch_all(db)
+        .await?;
+    if let Some(total) = total_from_page(query, users.len()) {
+        return Ok((users, total));
+    }
+    let (total,): (i64,) = db.build(&count_statement(cond)).fetch_one(db).await?;
+    Ok((users, u64::try_from(total).unwrap_or(0)))
 }
 
 #[cfg(test)]
@@ -252,20 +179,12 @@ mod tests {
     #[test]
     fn an_unfiltered_count_has_no_where_clause() {
         use gatehouse_kit::db::sea_query::SqliteQueryBuilder;
-        let all = count_statement(condition(&[])).to_string(SqliteQueryBuilder);
+        let all = count_statement(condition(&[], STORED_LOWER)).to_string(SqliteQueryBuilder);
         assert_eq!(all, r#"SELECT COUNT(*) FROM "users""#);
-        let some = count_statement(condition(&[Filter::Like(
-            "name",
-            "a".into(),
-            Match::Contains,
-        )]));
+        let some = count_statement(condition(
+            &[Filter::Like("name", "a".into(), Match::Contains)],
+            STORED_LOWER,
+        ));
         assert!(some.to_string(SqliteQueryBuilder).contains("WHERE"));
-    }
-
-    #[test]
-    fn like_patterns_match_wildcards_literally() {
-        assert_eq!(like_pattern("A_b%", Match::Contains), "%a\\_b\\%%");
-        assert_eq!(like_pattern("x", Match::StartsWith), "x%");
-        assert_eq!(like_pattern("x\\", Match::EndsWith), "%x\\\\");
     }
 }

@@ -24,8 +24,10 @@ async fn user(t: &Setup, name: &str) -> String {
             image: None,
             username: None,
             display_username: None,
+            ..Default::default()
         })
         .await
+        .map(|signed_up| signed_up.user)
         .unwrap()
         .id
 }
@@ -327,6 +329,99 @@ async fn list_users_searches_filters_sorts_and_pages(#[case] backend: Backend) {
         assert!(refused.is(base::VALIDATION_ERROR), "{bad:?}");
     }
     let _ = store::column("email");
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn every_page_and_total_is_the_plain_offset_of_the_list(#[case] backend: Backend) {
+    let t = setup(backend).await;
+    let admin = an_admin(&t, "Root").await;
+    // Five users a moment, so that pages start and end inside a run of equal times.
+    let start = gatehouse_kit::ids::now();
+    for n in 0..25 {
+        let created = start + chrono::Duration::milliseconds(n / 5);
+        query(
+            "INSERT INTO users (id, name, email, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        )
+        .bind(format!("id-{:02}", (n * 7) % 25))
+        .bind(format!("User {n}"))
+        .bind(format!("user{n}@example.com"))
+        .bind(created)
+        .execute(&t.db)
+        .await
+        .unwrap();
+    }
+    let all: Vec<(String,)> = query("SELECT id FROM users ORDER BY created_at, id")
+        .fetch_all(&t.db)
+        .await
+        .unwrap();
+    let all: Vec<String> = all.into_iter().map(|(id,)| id).collect();
+    assert_eq!(all.len(), 26);
+    let ids = |users: Vec<gatehouse_identity::user::User>| {
+        users.into_iter().map(|u| u.id).collect::<Vec<_>>()
+    };
+    for limit in [None, Some(1), Some(3), Some(7), Some(26), Some(30)] {
+        for offset in [
+            None,
+            Some(0),
+            Some(1),
+            Some(4),
+            Some(5),
+            Some(13),
+            Some(25),
+            Some(26),
+            Some(40),
+        ] {
+            let (users, total) = t
+                .admin
+                .list_users(
+                    &admin,
+                    &ListQuery {
+                        limit,
+                        offset,
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+            let from = usize::try_from(offset.unwrap_or(0)).unwrap().min(all.len());
+            let to = limit.map_or(all.len(), |l| {
+                (from + usize::try_from(l).unwrap()).min(all.len())
+            });
+            assert_eq!(
+                (ids(users), total),
+                (all[from..to].to_vec(), 26),
+                "{backend:?}: limit {limit:?} offset {offset:?}"
+            );
+        }
+    }
+    // Filtered: the total from a short page, and counted past the end.
+    let users_only = |limit, offset| ListUsersRequest {
+        search_value: Some("user ".into()),
+        search_field: Some("name".into()),
+        search_operator: Some("starts_with".into()),
+        limit,
+        offset,
+        ..Default::default()
+    };
+    for (limit, offset, rows) in [
+        (Some(10), Some(20), 5),
+        (Some(10), Some(25), 0),
+        (Some(5), Some(20), 5),
+    ] {
+        let (users, total) = t
+            .admin
+            .list_users(&admin, &list(users_only(limit, offset)))
+            .await
+            .unwrap();
+        assert_eq!(
+            (users.len(), total),
+            (rows, 25),
+            "{backend:?}: {limit:?} {offset:?}"
+        );
+    }
 }
 
 #[rstest]

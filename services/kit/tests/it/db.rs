@@ -110,6 +110,31 @@ async fn one_statement_runs_on_both_backends_with_native_types(#[case] backend: 
         ["b", "a"],
         "{backend:?}"
     );
+
+    // The same as a page (on SQLite the LIMIT written in), bound after the filter's value.
+    let unpaged = statement.clone().reset_limit().to_owned();
+    for (limit, offset, expected) in [
+        (Some(1), None, vec!["b"]),
+        (Some(1), Some(1), vec!["a"]),
+        (None, Some(1), vec!["a"]),
+        (Some(5), Some(2), vec![]),
+        (None, None, vec!["b", "a"]),
+    ] {
+        let page = db.build_page(&unpaged, limit, offset);
+        if let (Some(limit), Backend::Sqlite) = (limit, backend) {
+            assert!(
+                page.sql().contains(&format!("LIMIT {limit}")),
+                "{}",
+                page.sql()
+            );
+        }
+        let rows: Vec<Row> = page.fetch_all(&db).await.unwrap();
+        assert_eq!(
+            rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            expected,
+            "{backend:?}: {limit:?} {offset:?}"
+        );
+    }
 }
 
 #[rstest]
