@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Builds Gatehouse's image (deploy/Dockerfile) with podman on a machine with no registry:
 # the runtime base is Debian bookworm made by debootstrap and `podman import` (kept between
-# runs), and the binary is one already built (PREBUILT), so no compiler runs in the image.
+# runs), and the binary and the web app's static export are ones already built (PREBUILT,
+# PREBUILT_WEB), so no compiler or Node runs in the image.
 #
-#   scripts/podman-image.sh path/to/gatehouse [image]     # default image: localhost/gatehouse:dev
+#   scripts/podman-image.sh path/to/gatehouse path/to/web/out [image]   # default image: localhost/gatehouse:dev
 #
 # Installs podman, runc and debootstrap with apt when they are missing (needs root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary="$1"
-image="${2:-localhost/gatehouse:dev}"
+web="$2"
+image="${3:-localhost/gatehouse:dev}"
+[ -f "$web/index.html" ] || { echo "no web app build at $web (npm run build in web/)" >&2; exit 1; }
 base=localhost/gatehouse-base:bookworm-minbase
 export CONTAINERS_CONF="$PWD/deploy/podman/containers.conf"
 
@@ -29,11 +32,14 @@ if ! podman image exists "$base"; then
   tar -C "$rootfs" -c . | podman import --quiet - "$base" >/dev/null
 fi
 
-# The build context is the binary alone (stripped: the debug build carries its symbols).
+# The build context is the binary (stripped: the debug build carries its symbols) and the web
+# app's export.
 context="$(mktemp -d)"
 trap 'rm -rf "$context" ${rootfs:+"$rootfs"}' EXIT
 strip -o "$context/gatehouse" "$binary"
+cp -r "$web" "$context/web"
 podman build --quiet -f deploy/Dockerfile -t "$image" \
-  --build-arg BUILDER="$base" --build-arg RUNTIME="$base" --build-arg PREBUILT=gatehouse \
+  --build-arg BUILDER="$base" --build-arg WEB_BUILDER="$base" --build-arg RUNTIME="$base" \
+  --build-arg PREBUILT=gatehouse --build-arg PREBUILT_WEB=web \
   "$context" >/dev/null
 echo "built $image ($(podman image inspect --format '{{.Size}}' "$image" | numfmt --to=iec) from $base)"

@@ -1,0 +1,93 @@
+"use client";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, type ReactNode } from "react";
+import { authClient } from "@/lib/auth-client";
+import { describe, settle } from "@/lib/errors";
+import { resetCache, useCanAdminister, useSession } from "@/lib/session";
+
+/** The header (brand, navigation, sign-out) and, while impersonating, a banner that stays. */
+export function AppShell({ children }: { children: ReactNode }) {
+  const { data } = useSession();
+  const { allowed: canAdminister } = useCanAdminister(data?.user.id);
+  const router = useRouter();
+  const [signingOut, setSigningOut] = useState(false);
+  const [signOutError, setSignOutError] = useState<string>();
+
+  async function signOut() {
+    setSigningOut(true);
+    setSignOutError(undefined);
+    const { error } = await settle(authClient.signOut());
+    setSigningOut(false);
+    if (error) {
+      // Still signed in: say so rather than show a sign-in form over a live session.
+      setSignOutError(`Sign-out failed: ${describe(error)}`);
+      return;
+    }
+    await resetCache();
+    router.push("/sign-in/");
+  }
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      {data?.session.impersonatedBy ? <ImpersonationBanner name={data.user.name || data.user.email} /> : null}
+      <header className="topbar">
+        <Link href="/" className="brand">
+          Gatehouse
+        </Link>
+        <nav aria-label="Main" className="nav">
+          {data ? (
+            <>
+              <Link href="/account/">Account</Link>
+              {canAdminister ? <Link href="/admin/">Admin</Link> : null}
+              <button type="button" className="link-button" onClick={() => void signOut()} disabled={signingOut}>
+                {signingOut ? "Signing out…" : "Sign out"}
+              </button>
+            </>
+          ) : null}
+        </nav>
+      </header>
+      <main id="main" className="page">
+        {signOutError ? (
+          <p className="alert alert-error" role="alert">
+            {signOutError}
+          </p>
+        ) : null}
+        {children}
+      </main>
+    </>
+  );
+}
+
+function ImpersonationBanner({ name }: { name: string }) {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  async function stop() {
+    setBusy(true);
+    const { error } = await settle(authClient.admin.stopImpersonating());
+    setBusy(false);
+    if (error) {
+      setError(describe(error));
+      return;
+    }
+    await resetCache();
+    router.push("/admin/");
+  }
+
+  return (
+    <div className="banner" role="region" aria-label="Impersonation">
+      <p>
+        You are signed in as <strong>{name}</strong> (impersonating).
+      </p>
+      <button type="button" className="button button-secondary" onClick={() => void stop()} disabled={busy}>
+        {busy ? "Stopping…" : "Stop impersonating"}
+      </button>
+      {error ? <p role="alert">{error}</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+"use client";
+import { useEffect, type ReactNode } from "react";
+import { useRouter } from "next/navigation";
+import { signInPath } from "@/lib/callback";
+import { useSession } from "@/lib/session";
+import type { SessionData } from "@/lib/auth-client";
+import { describe } from "@/lib/errors";
+
+/**
+ * Renders `children` with the signed-in session; a signed-out visitor is sent to sign-in with
+ * a callback back to where they were going.
+ */
+export function RequireSession({ children }: { children: (session: SessionData) => ReactNode }) {
+  const { data, error, isLoading, mutate } = useSession();
+  const router = useRouter();
+  const signedOut = !isLoading && !error && !data;
+
+  useEffect(() => {
+    if (signedOut) {
+      router.replace(signInPath(window.location.pathname + window.location.search));
+    }
+  }, [signedOut, router]);
+
+  if (error) {
+    return (
+      <div className="card" role="alert">
+        <p>We could not load your session. {describe(error)}</p>
+        <button type="button" className="button button-secondary" onClick={() => void mutate()}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  if (!data) {
+    return (
+      <div className="card skeleton" aria-busy="true">
+        <span className="visually-hidden">Loading…</span>
+      </div>
+    );
+  }
+  return <>{children(data)}</>;
+}

@@ -1,0 +1,145 @@
+"use client";
+import { useRouter } from "next/navigation";
+import useSWR from "swr";
+import { useState } from "react";
+import { authClient, type SessionData } from "@/lib/auth-client";
+import { describe, settle, unwrap, type ApiError } from "@/lib/errors";
+import { describeAgent, formatDate } from "@/lib/format";
+import { signInPath } from "@/lib/callback";
+import { keys, resetCache } from "@/lib/session";
+import { FormAlert } from "../FormAlert";
+import { Button } from "../Button";
+
+type Listed = NonNullable<Awaited<ReturnType<typeof authClient.listSessions>>["data"]>[number];
+
+/**
+ * The user's active sessions, this one marked; revoke one, or every other. While an admin
+ * impersonates the user, the list is read-only: revoking would sign the real user out.
+ */
+export function SessionsList({ current }: { current: SessionData }) {
+  const readOnly = Boolean(current.session.impersonatedBy);
+  const router = useRouter();
+  const { data, error, isLoading, mutate } = useSWR<Listed[] | null, ApiError>(keys.sessions(current.user.id), () =>
+    unwrap(authClient.listSessions()),
+  );
+  const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
+  const working = (key: string, on: boolean) =>
+    setBusy((b) => {
+      const next = new Set(b);
+      if (on) next.add(key);
+      else next.delete(key);
+      return next;
+    });
+  const [message, setMessage] = useState<string>();
+
+  async function revoke(token: string) {
+    working(token, true);
+    setMessage(undefined);
+    // Gone from the list at once; back if the server refuses.
+    await mutate(
+      async (list) => {
+        const { error } = await settle(authClient.revokeSession({ token }));
+        if (error) throw error;
+        return list?.filter((s) => s.token !== token) ?? null;
+      },
+      { optimisticData: (list) => list?.filter((s) => s.token !== token) ?? null, rollbackOnError: true, revalidate: true },
+    ).catch((e: ApiError) => setMessage(describe(e)));
+    working(token, false);
+  }
+
+  async function revokeOthers() {
+    working("others", true);
+    setMessage(undefined);
+    await mutate(
+      async (list) => {
+        const { error } = await settle(authClient.revokeOtherSessions());
+        if (error) throw error;
+        return list?.filter((s) => s.token === current.session.token) ?? null;
+      },
+      {
+        optimisticData: (list) => list?.filter((s) => s.token === current.session.token) ?? null,
+        rollbackOnError: true,
+        revalidate: true,
+      },
+    ).catch((e: ApiError) => setMessage(describe(e)));
+    working("others", false);
+  }
+
+  // Listing sessions needs a recent sign-in; an older one can only be renewed by signing in.
+  async function signInAgain() {
+    await settle(authClient.signOut());
+    await resetCache();
+    router.push(signInPath("/account/"));
+  }
+
+  const sessions = [...(data ?? [])].sort((a, b) =>
+    a.token === current.session.token ? -1 : b.token === current.session.token ? 1 : +new Date(b.updatedAt) - +new Date(a.updatedAt),
+  );
+  const others = sessions.filter((s) => s.token !== current.session.token).length;
+
+  return (
+    <section className="card" aria-labelledby="sessions-title" aria-busy={isLoading || undefined}>
+      <h2 id="sessions-title">Active sessions</h2>
+      <FormAlert message={message} />
+      {readOnly ? (
+        <p className="alert alert-info" role="note">
+          You are impersonating this user: their sessions are shown but cannot be changed.
+        </p>
+      ) : null}
+      {error?.code === "SESSION_NOT_FRESH" ? (
+        <div role="alert" className="alert alert-error">
+          For your security, sign in again to see your sessions.{" "}
+          <button type="button" className="link-button" onClick={() => void signInAgain()}>
+            Sign in again
+          </button>
+        </div>
+      ) : error ? (
+        <div role="alert" className="alert alert-error">
+          We could not load your sessions. {describe(error)}{" "}
+          <button type="button" className="link-button" onClick={() => void mutate()}>
+            Try again
+          </button>
+        </div>
+      ) : isLoading ? (
+        <ul className="list" aria-label="Loading sessions">
+          <li className="skeleton-row" />
+          <li className="skeleton-row" />
+        </ul>
+      ) : (
+        <ul className="list">
+          {sessions.map((s) => {
+            const isCurrent = s.token === current.session.token;
+            return (
+              <li key={s.id} className="list-row" data-testid="session-row">
+                <div>
+                  <strong>{describeAgent(s.userAgent)}</strong>
+                  {isCurrent ? <span className="badge">This device</span> : null}
+                  <p className="muted">
+                    {s.ipAddress || "Unknown address"} · signed in {formatDate(s.createdAt)}
+                  </p>
+                </div>
+                {isCurrent || readOnly ? null : (
+                  <Button
+                    tone="secondary"
+                    busy={busy.has(s.token)}
+                    busyLabel="Revoking…"
+                    onClick={() => void revoke(s.token)}
+                    aria-label={`Revoke ${describeAgent(s.userAgent)} session from ${formatDate(s.createdAt)}`}
+                  >
+                    Revoke
+                  </Button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {!isLoading && !error && others === 0 ? <p className="muted">No other sessions are signed in.</p> : null}
+      {others > 0 && !readOnly ? (
+        <Button tone="danger" busy={busy.has("others")} busyLabel="Signing out others…" onClick={() => void revokeOthers()}>
+          Sign out all other sessions
+        </Button>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,39 @@
+"use client";
+import useSWR from "swr";
+import type { UserWithRole } from "better-auth/client/plugins";
+import { authClient } from "@/lib/auth-client";
+import { unwrap, type ApiError } from "@/lib/errors";
+import { keys } from "@/lib/session";
+
+export const PAGE_SIZE = 20;
+
+export interface UsersQuery {
+  search: string;
+  searchField: "email" | "name";
+  sortBy: "createdAt" | "name" | "email";
+  sortDirection: "asc" | "desc";
+  page: number;
+}
+
+export type AdminUser = UserWithRole;
+interface Page {
+  users: AdminUser[];
+  total: number;
+}
+
+/** One page of users from `list-users`; the previous page stays on screen while the next loads. */
+export function useUsers(userId: string, q: UsersQuery) {
+  const query = {
+    limit: PAGE_SIZE,
+    offset: q.page * PAGE_SIZE,
+    sortBy: q.sortBy,
+    sortDirection: q.sortDirection,
+    ...(q.search.trim()
+      ? { searchValue: q.search.trim(), searchField: q.searchField, searchOperator: "contains" as const }
+      : {}),
+  };
+  return useSWR<Page | null, ApiError>(keys.adminUsers(userId, query), () =>
+    unwrap<Page>(authClient.admin.listUsers({ query }) as Promise<{ data: Page | null; error: ApiError | null }>), {
+    keepPreviousData: true,
+  });
+}

@@ -1,0 +1,47 @@
+"use client";
+import Link from "next/link";
+import { useState } from "react";
+import { authClient } from "@/lib/auth-client";
+import { required } from "@/lib/rules";
+import { useForm } from "@/lib/useForm";
+import { Button } from "../Button";
+import { Field } from "../Field";
+import { FormAlert } from "../FormAlert";
+
+const checks = { identifier: required("your email or username"), password: required("your password") };
+
+/** Sign in with an email address or a username (an `@` tells which), with remember-me. */
+export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void | Promise<void>; signUpHref: string }) {
+  const form = useForm({ identifier: "", password: "" }, checks);
+  const [rememberMe, setRememberMe] = useState(true);
+
+  const submit = form.onSubmit(() => {
+    const identifier = form.values.identifier.trim();
+    const password = form.values.password;
+    return identifier.includes("@")
+      ? authClient.signIn.email({ email: identifier, password, rememberMe })
+      : authClient.signIn.username({ username: identifier, password, rememberMe });
+  }, onSignedIn);
+
+  return (
+    <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="sign-in-title">
+      <h1 id="sign-in-title">Sign in</h1>
+      <FormAlert message={form.notice?.text} />
+      <Field label="Email or username" autoComplete="username" autoCapitalize="none" spellCheck={false} required {...form.field("identifier")} />
+      <Field label="Password" type="password" autoComplete="current-password" required {...form.field("password")} onBlur={undefined} />
+      <div className="checkbox">
+        <input id="remember-me" type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} />
+        <label htmlFor="remember-me">Remember me on this device</label>
+      </div>
+      <Button type="submit" busy={form.busy} busyLabel="Signing in…">
+        Sign in
+      </Button>
+      <p className="form-footer">
+        <Link href="/forgot-password/">Forgot your password?</Link>
+      </p>
+      <p className="form-footer">
+        New here? <Link href={signUpHref}>Create an account</Link>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,64 @@
+import { execSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
+
+export const PASSWORD = "correct-horse-battery";
+
+export function uniqueUser(prefix = "e2e") {
+  const id = randomUUID().slice(0, 8);
+  return {
+    name: `${prefix[0]?.toUpperCase()}${prefix.slice(1)} ${id}`,
+    email: `${prefix}-${id}@example.com`,
+    username: `${prefix}_${id}`,
+    password: PASSWORD,
+  };
+}
+
+export type User = ReturnType<typeof uniqueUser>;
+
+/** Signs a user up straight through the API (no browser), leaving no session behind. */
+export async function signUpViaApi(request: APIRequestContext, user: User, withUsername = false) {
+  const response = await request.post("/api/auth/sign-up/email", {
+    headers: { origin: new URL(process.env.GATEHOUSE_URL ?? "").origin },
+    data: {
+      name: user.name,
+      email: user.email,
+      password: user.password,
+      ...(withUsername ? { username: user.username } : {}),
+    },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+}
+
+/** Makes `email` an admin the way an operator does (`gatehouse admin grant`). */
+export function makeAdmin(email: string) {
+  const command = process.env.ADMIN_GRANT_CMD;
+  if (!command) throw new Error("ADMIN_GRANT_CMD is not set (scripts/test.sh sets it)");
+  execSync(`${command} '${email}'`, { stdio: "pipe" });
+}
+
+export async function signIn(page: Page, identifier: string, password = PASSWORD) {
+  await page.goto("/sign-in/");
+  await page.getByLabel("Email or username", { exact: true }).fill(identifier);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+export async function expectHome(page: Page, user: User) {
+  await expect(page.getByRole("heading", { name: `Welcome, ${user.name}` })).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+/**
+ * Opens the newest mail to `to` whose subject matches in the dev mailbox (it refreshes every
+ * two seconds) and follows its link, as a user reading their mail would.
+ */
+export async function followMailLink(page: Page, to: string, subject: RegExp) {
+  await page.goto("/dev/mailbox/");
+  const row = page.getByTestId("mail-row").filter({ hasText: `to ${to}` }).filter({ hasText: subject }).first();
+  await expect(row).toBeVisible({ timeout: 10_000 });
+  await row.getByRole("button").click();
+  const mail = page.getByTestId("mail-open");
+  await expect(mail).toContainText(to);
+  await mail.getByRole("link").first().click();
+}

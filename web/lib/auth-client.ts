@@ -1,0 +1,15 @@
+import { createAuthClient } from "better-auth/react";
+import { adminClient, usernameClient } from "better-auth/client/plugins";
+
+/**
+ * The one better-auth client the app uses: the official React client with the plugins the
+ * gateway serves. No baseURL: the app is served from the same origin as `/api/auth`.
+ */
+export const authClient = createAuthClient({
+  plugins: [usernameClient(), adminClient()],
+});
+
+export type AuthClient = typeof authClient;
+export type SessionData = NonNullable<Awaited<ReturnType<AuthClient["getSession"]>>["data"]>;
+export type SessionUser = SessionData["user"];
+export type ClientSession = SessionData["session"];

@@ -1,0 +1,70 @@
+/**
+ * The server's input rules, checked in the browser first so users see them before submitting.
+ * They mirror the gateway's defaults (better-auth's: passwords 8–128 characters, usernames
+ * 3–30 of letters, digits, `_` and `.`); the server stays the judge, and its answer is shown
+ * next to the same field when a deployment configures other limits.
+ */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+export const USERNAME_MIN = 3;
+export const USERNAME_MAX = 30;
+
+// The HTML spec's own definition of a valid email address (what `<input type=email>` accepts).
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const USERNAME = /^[a-zA-Z0-9_.]+$/;
+
+export type Check = (value: string) => string | undefined;
+
+export const required =
+  (what: string): Check =>
+  (value) =>
+    value.trim() === "" ? `Enter ${what}.` : undefined;
+
+export const email: Check = (value) => {
+  if (value.trim() === "") return "Enter your email address.";
+  return EMAIL.test(value.trim()) ? undefined : "Enter an email address like name@example.com.";
+};
+
+export const password: Check = (value) => {
+  if (value === "") return "Enter a password.";
+  if (value.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  if (value.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  return undefined;
+};
+
+/** An optional username: empty is fine, anything else must follow the plugin's rules. */
+export const username: Check = (value) => {
+  const v = value.trim();
+  if (v === "") return undefined;
+  if (v.length < USERNAME_MIN) return `Use at least ${USERNAME_MIN} characters.`;
+  if (v.length > USERNAME_MAX) return `Use at most ${USERNAME_MAX} characters.`;
+  if (!USERNAME.test(v)) return "Use only letters, digits, underscores and dots.";
+  return undefined;
+};
+
+export const imageUrl: Check = (value) => {
+  const v = value.trim();
+  if (v === "") return undefined;
+  try {
+    const url = new URL(v);
+    return url.protocol === "https:" || url.protocol === "http:"
+      ? undefined
+      : "Use an http or https address.";
+  } catch {
+    return "Enter a full address, like https://example.com/me.png.";
+  }
+};
+
+/** Runs each field's check; the result has an entry only for fields that fail. */
+export function validate<F extends string>(
+  values: Record<F, string>,
+  checks: Partial<Record<F, Check>>,
+): Partial<Record<F, string>> {
+  const errors: Partial<Record<F, string>> = {};
+  for (const field of Object.keys(checks) as F[]) {
+    const message = checks[field]?.(values[field]);
+    if (message) errors[field] = message;
+  }
+  return errors;
+}

@@ -1,0 +1,47 @@
+"use client";
+import useSWR, { mutate } from "swr";
+import { authClient, type SessionData } from "./auth-client";
+import { unwrap, type ApiError } from "./errors";
+
+/**
+ * SWR keys: one per read, each but the session's own carrying the user it belongs to, so
+ * another user's cached data can never show (a second tab, an impersonation).
+ */
+export const keys = {
+  session: "auth/session",
+  sessions: (userId: string) => ["auth/sessions", userId] as const,
+  canAdminister: (userId: string) => ["auth/can-list-users", userId] as const,
+  adminUsers: (userId: string, query: object) => ["admin/users", userId, JSON.stringify(query)] as const,
+};
+
+/** The signed-in user and session (`null` when signed out), revalidated on focus. */
+export function useSession() {
+  return useSWR<SessionData | null, ApiError>(keys.session, () => unwrap(authClient.getSession()), {
+    revalidateOnFocus: true,
+    shouldRetryOnError: false,
+  });
+}
+
+/**
+ * After sign-in, sign-out or impersonation: drop every cached read but the session (they are
+ * keyed by user, so none could show for the wrong one anyway), then read the session again.
+ * The session is never emptied on the way, so no page flashes to sign-in, and reads keyed by
+ * the new user start only after the drop.
+ */
+export async function resetCache(): Promise<void> {
+  await mutate((key) => key !== keys.session, undefined, { revalidate: false });
+  await mutate(keys.session);
+}
+
+/**
+ * Whether the signed-in user may list users, i.e. open the admin area. Asked of the server
+ * (roles, custom roles and ADMIN_USER_IDS all count there); each action is checked again.
+ * `allowed` is undefined while the answer is on its way.
+ */
+export function useCanAdminister(userId: string | undefined) {
+  const { data, error, mutate: retry } = useSWR(userId ? keys.canAdminister(userId) : null, () =>
+    unwrap(authClient.admin.hasPermission({ permissions: { user: ["list"] } })),
+  );
+  const allowed = error ? false : data === undefined ? undefined : data?.success === true;
+  return { allowed, error: error as ApiError | undefined, retry };
+}

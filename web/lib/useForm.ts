@@ -1,0 +1,62 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { mapError, settle, type ApiError } from "./errors";
+import { validate, type Check } from "./rules";
+
+export type Notice = { tone: "error" | "success"; text: string };
+
+/**
+ * One form's state, written once for every form: its values, each field's error (its own
+ * check when the user leaves it, every check on submit, the server's answer mapped to the
+ * field it is about), a message for the top of the form, and whether it is sending.
+ */
+export function useForm<F extends string>(
+  initial: Record<F, string>,
+  /** Each field's check; a function when one field's rule reads another (a repeated password). */
+  rules: Partial<Record<F, Check>> | ((values: Record<F, string>) => Partial<Record<F, Check>>),
+) {
+  const [values, setValues] = useState(initial);
+  const checks = typeof rules === "function" ? rules(values) : rules;
+  const [errors, setErrors] = useState<Partial<Record<F, string>>>({});
+  const [notice, setNotice] = useState<Notice>();
+  const [busy, setBusy] = useState(false);
+  const fields = Object.keys(initial) as F[];
+
+  /** Props for a `<Field>` bound to `name`. */
+  const field = (name: F) => ({
+    name,
+    value: values[name],
+    error: errors[name],
+    onChange: (e: { target: { value: string } }) => {
+      setValues((v) => ({ ...v, [name]: e.target.value }));
+      if (errors[name]) setErrors((er) => ({ ...er, [name]: undefined }));
+    },
+    onBlur: () => setErrors((er) => ({ ...er, [name]: checks[name]?.(values[name]) })),
+  });
+
+  /**
+   * The submit handler: checks every field, then runs `send` (the client's call) with the
+   * busy state on. A refusal lands next to its field or at the top; `done` runs on success.
+   */
+  const onSubmit =
+    <T,>(send: () => Promise<{ data: T | null; error: ApiError | null }>, done: (data: T | null) => void | Promise<void>) =>
+    async (event: FormEvent) => {
+      event.preventDefault();
+      const found = validate(values, checks);
+      setErrors(found);
+      setNotice(undefined);
+      if (Object.keys(found).length > 0) return;
+      setBusy(true);
+      const { data, error } = await settle(send());
+      setBusy(false);
+      if (error) {
+        const mapped = mapError(error, fields);
+        setErrors(mapped.fields);
+        if (mapped.form) setNotice({ tone: "error", text: mapped.form });
+        return;
+      }
+      await done(data);
+    };
+
+  return { values, setValues, errors, notice, setNotice, busy, field, onSubmit, reset: () => setValues(initial) };
+}

@@ -1,0 +1,89 @@
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { client, ok, refused } from "./auth-client-mock";
+
+vi.mock("@/lib/auth-client", () => ({ authClient: client }));
+vi.mock("next/link", () => ({ default: ({ href, children }: { href: string; children: React.ReactNode }) => <a href={href}>{children}</a> }));
+
+const { SignUpForm } = await import("@/components/auth/SignUpForm");
+
+async function fill(values: Partial<Record<"Name" | "Email" | "Password" | "Username (optional)", string>>) {
+  for (const [label, value] of Object.entries(values)) {
+    await userEvent.type(screen.getByLabelText(label), value);
+  }
+}
+
+describe("SignUpForm", () => {
+  beforeEach(() => vi.resetAllMocks());
+
+  it("shows the server's rules inline as the user leaves each field", async () => {
+    render(<SignUpForm onSignedUp={vi.fn()} signInHref="/sign-in/" />);
+    await fill({ Email: "not-an-email" });
+    await userEvent.tab();
+    expect(screen.getByLabelText("Email")).toHaveAccessibleDescription("Enter an email address like name@example.com.");
+    await fill({ Password: "short" });
+    await userEvent.tab();
+    expect(screen.getByLabelText("Password")).toHaveAccessibleDescription(/Use at least 8 characters\./);
+    await fill({ "Username (optional)": "no spaces!" });
+    await userEvent.tab();
+    expect(screen.getByLabelText("Username (optional)")).toHaveAccessibleDescription(/Use only letters, digits, underscores and dots\./);
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(screen.getByLabelText("Name")).toHaveAccessibleDescription("Enter your name.");
+    expect(client.signUp.email).not.toHaveBeenCalled();
+  });
+
+  it("sends the username with its display form, and nothing when it is left empty", async () => {
+    client.signUp.email.mockReturnValue(ok());
+    const onSignedUp = vi.fn();
+    const { unmount } = render(<SignUpForm onSignedUp={onSignedUp} signInHref="/sign-in/" />);
+    await fill({ Name: "Ada", Email: "ada@example.com", Password: "correct horse", "Username (optional)": "Ada.L" });
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(client.signUp.email).toHaveBeenLastCalledWith({
+      name: "Ada",
+      email: "ada@example.com",
+      password: "correct horse",
+      username: "Ada.L",
+      displayUsername: "Ada.L",
+      callbackURL: "/verify-email/",
+    });
+    expect(onSignedUp).toHaveBeenCalledOnce();
+    unmount();
+
+    render(<SignUpForm onSignedUp={onSignedUp} signInHref="/sign-in/" />);
+    await fill({ Name: "Bo", Email: "bo@example.com", Password: "correct horse" });
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(client.signUp.email).toHaveBeenLastCalledWith({
+      name: "Bo",
+      email: "bo@example.com",
+      password: "correct horse",
+      callbackURL: "/verify-email/",
+    });
+  });
+
+  it.each([
+    ["USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", 422, "Email", "An account with this email already exists. Use another email."],
+    ["USERNAME_IS_ALREADY_TAKEN", 422, "Username (optional)", "This username is taken. Try another."],
+    ["PASSWORD_TOO_SHORT", 400, "Password", "This password is too short."],
+    ["INVALID_EMAIL", 400, "Email", "This email address is not valid."],
+  ])("puts %s next to its field", async (code, status, label, message) => {
+    client.signUp.email.mockReturnValue(refused(status, code, "server words"));
+    const onSignedUp = vi.fn();
+    render(<SignUpForm onSignedUp={onSignedUp} signInHref="/sign-in/" />);
+    await fill({ Name: "Ada", Email: "ada@example.com", Password: "correct horse", "Username (optional)": "ada" });
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(screen.getByLabelText(label)).toHaveAccessibleDescription(new RegExp(`^${message.replace(/[.?]/g, "\\$&")}`));
+    expect(screen.getByLabelText(label)).toHaveAttribute("aria-invalid", "true");
+    expect(onSignedUp).not.toHaveBeenCalled();
+  });
+
+  it("asks the user to verify their address when sign-up starts no session", async () => {
+    client.signUp.email.mockReturnValue(ok({ token: null, user: { id: "u1", email: "ada@example.com" } }));
+    const onSignedUp = vi.fn();
+    render(<SignUpForm onSignedUp={onSignedUp} signInHref="/sign-in/" />);
+    await fill({ Name: "Ada", Email: "ada@example.com", Password: "correct horse" });
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(screen.getByRole("status")).toHaveTextContent("We sent a link to ada@example.com");
+    expect(onSignedUp).not.toHaveBeenCalled();
+  });
+});
