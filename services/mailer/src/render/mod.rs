@@ -1,0 +1,215 @@
+//! Mails rendered from templates in the recipient's language. One layout per format
+//! (`templates/mail.html`, `templates/mail.txt`, minijinja, HTML-escaped by extension) and one
+//! catalogue per language (`locales/<tag>.json`) holding every mail's sentences. Placeholders
+//! in a sentence (`{name}`, `{email}`, `{new_email}`, `{expires}`, `{organization}`,
+//! `{inviter}`) are filled before the
+//! template runs, so a translator can put them where their language needs them.
+
+mod locale;
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use gatehouse_kit::language::Language;
+use minijinja::Environment;
+use serde::Serialize;
+
+pub use locale::Locale;
+
+/// Which mail: each has its own sentences in every catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    VerifyEmail,
+    ResetPassword,
+    ConfirmEmailChange,
+    ConfirmAccountDeletion,
+    /// An invitation to an organization (`organization`, `inviter` name them).
+    OrganizationInvitation,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::VerifyEmail,
+        Kind::ResetPassword,
+        Kind::ConfirmEmailChange,
+        Kind::ConfirmAccountDeletion,
+        Kind::OrganizationInvitation,
+    ];
+
+    /// The kind's key in the catalogues and its name in the mail log.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Kind::VerifyEmail => "verify-email",
+            Kind::ResetPassword => "reset-password",
+            Kind::ConfirmEmailChange => "confirm-email-change",
+            Kind::ConfirmAccountDeletion => "confirm-account-deletion",
+            Kind::OrganizationInvitation => "organization-invitation",
+        }
+    }
+}
+
+/// What a mail says, before it is put into words.
+#[derive(Clone, Debug)]
+pub struct Content {
+    pub kind: Kind,
+    pub language: Language,
+    /// The recipient's name, for the greeting.
+    pub name: String,
+    /// The recipient's address (some sentences name it).
+    pub email: String,
+    /// The one link of the mail, absolute.
+    pub link: url::Url,
+    /// How long the link works.
+    pub expires_in: Duration,
+    /// More placeholders a kind's sentences use (`new_email`).
+    pub params: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("catalogue {language}: {reason}")]
+    Catalogue {
+        language: &'static str,
+        reason: String,
+    },
+    #[error("template: {0}")]
+    Template(#[from] minijinja::Error),
+}
+
+/// The sentences of one mail, placeholders filled: what the templates show.
+#[derive(Serialize)]
+struct Sentences {
+    subject: String,
+    heading: String,
+    greeting: String,
+    intro: String,
+    action: String,
+    expires: String,
+    fallback: String,
+    ignore: String,
+    footer: String,
+}
+
+/// The templates and every language's catalogue, checked once at start.
+pub struct Templates {
+    env: Environment<'static>,
+    locales: HashMap<Language, Locale>,
+}
+
+impl Templates {
+    pub fn new() -> Result<Self, RenderError> {
+        let mut env = Environment::new();
+        env.add_template("mail.html", include_str!("../../templates/mail.html"))?;
+        env.add_template("mail.txt", include_str!("../../templates/mail.txt"))?;
+        // A missing value is a bug in this crate, not an empty string in someone's inbox.
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        env.set_formatter(escape_html);
+        let locales = Language::ALL
+            .into_iter()
+            .map(|language| Ok((language, Locale::load(language)?)))
+            .collect::<Result<_, RenderError>>()?;
+        Ok(Self { env, locales })
+    }
+
+    pub fn render(&self, content: &Content) -> Result<Rendered, RenderError> {
+        let locale = self
+            .locales
+            .get(&content.language)
+            .or_else(|| self.locales.get(&Language::DEFAULT))
+            .ok_or_else(|| RenderError::Catalogue {
+                language: content.language.tag(),
+                reason: "not loaded".into(),
+            })?;
+        let mail = locale.mail(content.kind);
+        let mut values: BTreeMap<&str, String> = content
+            .params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        values.insert("name", content.name.clone());
+        values.insert("email", content.email.clone());
+        values.insert("expires", locale.duration(content.expires_in));
+        let fill = |sentence: &str| fill(sentence, &values);
+        let sentences = Sentences {
+            subject: fill(&mail.subject),
+            heading: fill(&mail.heading),
+            greeting: fill(&locale.common.greeting),
+            intro: fill(&mail.intro),
+            action: fill(&mail.action),
+            expires: fill(&locale.common.expires),
+            fallback: fill(&locale.common.fallback),
+            ignore: fill(&mail.ignore),
+            footer: fill(&locale.common.footer),
+        };
+        let context = minijinja::context! {
+            lang => content.language.tag(),
+            link => content.link.as_str(),
+            s => minijinja::Value::from(minijinja::value::Serde(&sentences)),
+        };
+        Ok(Rendered {
+            html: self.env.get_template("mail.html")?.render(&context)?,
+            text: self.env.get_template("mail.txt")?.render(&context)?,
+            subject: sentences.subject,
+        })
+    }
+}
+
+/// HTML escaping of the five characters that matter (minijinja's default also escapes `/`,
+/// which turns every link in a mail's source into `https:&#x2f;&#x2f;…`); other formats as
+/// minijinja does them.
+fn escape_html(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &minijinja::Value,
+) -> Result<(), minijinja::Error> {
+    let text = match (state.auto_escape(), value.as_str()) {
+        (minijinja::AutoEscape::Html, Some(text)) if !value.is_safe() => text,
+        _ => return minijinja::escape_formatter(out, state, value),
+    };
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            _ => escaped.push(c),
+        }
+    }
+    out.write_str(&escaped).map_err(|e| {
+        minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "writing the mail").with_source(e)
+    })
+}
+
+/// `sentence` with each `{key}` replaced by its value (one pass: values are never re-read).
+fn fill(sentence: &str, values: &BTreeMap<&str, String>) -> String {
+    let mut out = String::with_capacity(sentence.len() + 32);
+    let mut rest = sentence;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}').map(|close| (&after[..close], close)) {
+            Some((key, close)) if values.contains_key(key) => {
+                out.push_str(&values[key]);
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests;
