@@ -1,0 +1,284 @@
+//! The `invitation` group (better-auth's organization plugin, §11.8): invite-member,
+//! accept-invitation, reject-invitation, cancel-invitation, get-invitation, list-invitations
+//! and list-user-invitations (`gatehouse.organization.v1.InvitationService`). The mailed link
+//! opens the web app's `/accept-invitation/<id>` page.
+
+use axum::extract::State;
+use gatehouse_kit::errors::{Failure, base};
+use gatehouse_proto::organization::v1 as pb;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
+
+use super::Group;
+use super::admin::RoleValue;
+use super::organization::caller;
+use crate::error::ApiError;
+use crate::extract::{Input, MaybeSession, Session};
+use crate::openapi::{SessionErrors, SignedInBodyErrors};
+use crate::policy::Policy;
+use crate::reply::Reply;
+use crate::state::AppState;
+use crate::wire::organization::{Invitation, InvitationDetails, Member};
+
+pub fn router() -> Group {
+    Group::new()
+        .route(routes!(invite_member), Policy::DEFAULT)
+        .route(routes!(accept_invitation), Policy::DEFAULT)
+        .route(routes!(reject_invitation), Policy::DEFAULT)
+        .route(routes!(cancel_invitation), Policy::DEFAULT)
+        .route(routes!(get_invitation), Policy::DEFAULT)
+        .route(routes!(list_invitations), Policy::DEFAULT)
+        .route(routes!(list_user_invitations), Policy::DEFAULT)
+}
+
+/// A string, or a list of strings (roles, team ids).
+fn strings(value: Option<Value>) -> Vec<String> {
+    match value {
+        Some(Value::String(one)) => vec![one],
+        Some(Value::Array(many)) => many
+            .into_iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn invitation_of(invitation: Option<pb::Invitation>) -> Result<Invitation, ApiError> {
+    Ok(invitation.ok_or(base::INTERNAL_SERVER_ERROR)?.into())
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InviteMemberBody {
+    #[schema(max_length = 255)]
+    email: String,
+    /// A role, several comma-separated, or a list of roles.
+    #[schema(value_type = RoleValue, inline)]
+    role: Value,
+    organization_id: Option<String>,
+    /// Send a pending invitation again, with a new expiry.
+    resend: Option<bool>,
+    /// A team of the organization, or a list of them, the invitee joins too.
+    #[schema(value_type = Option<RoleValue>, inline)]
+    team_id: Option<Value>,
+}
+
+/// Invites an address to the named (or active) organization and mails it the invitation.
+#[utoipa::path(post, path = "/organization/invite-member", tag = "invitation", request_body = InviteMemberBody,
+    responses((status = 200, body = Invitation, description = "The pending invitation"), SignedInBodyErrors))]
+async fn invite_member(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<InviteMemberBody, Session>,
+) -> Result<Reply, ApiError> {
+    let invitation = state
+        .invitations
+        .clone()
+        .create_invitation(pb::CreateInvitationRequest {
+            caller: caller(&auth),
+            email: body.email,
+            roles: strings(Some(body.role)),
+            organization_id: body.organization_id.filter(|id| !id.is_empty()),
+            resend: body.resend.unwrap_or(false),
+            team_ids: strings(body.team_id),
+        })
+        .await?
+        .into_inner()
+        .invitation;
+    Ok(Reply::json(&invitation_of(invitation)?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InvitationIdBody {
+    invitation_id: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AcceptedInvitation {
+    invitation: Invitation,
+    member: Member,
+}
+
+/// The recipient joins; the organization becomes their session's active one.
+#[utoipa::path(post, path = "/organization/accept-invitation", tag = "invitation", request_body = InvitationIdBody,
+    responses((status = 200, body = AcceptedInvitation, description = "`{invitation, member}`"), SignedInBodyErrors))]
+async fn accept_invitation(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<InvitationIdBody, Session>,
+) -> Result<Reply, ApiError> {
+    let accepted = state
+        .invitations
+        .clone()
+        .accept_invitation(pb::AcceptInvitationRequest {
+            caller: caller(&auth),
+            invitation_id: body.invitation_id,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&AcceptedInvitation {
+        invitation: invitation_of(accepted.invitation)?,
+        member: accepted.member.ok_or(base::INTERNAL_SERVER_ERROR)?.into(),
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RejectedInvitation {
+    invitation: Invitation,
+    /// Always `null`.
+    member: Option<Member>,
+}
+
+/// The recipient declines.
+#[utoipa::path(post, path = "/organization/reject-invitation", tag = "invitation", request_body = InvitationIdBody,
+    responses((status = 200, body = RejectedInvitation, description = "`{invitation, member: null}`"), SignedInBodyErrors))]
+async fn reject_invitation(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<InvitationIdBody, Session>,
+) -> Result<Reply, ApiError> {
+    let invitation = state
+        .invitations
+        .clone()
+        .reject_invitation(pb::RejectInvitationRequest {
+            caller: caller(&auth),
+            invitation_id: body.invitation_id,
+        })
+        .await?
+        .into_inner()
+        .invitation;
+    Ok(Reply::json(&RejectedInvitation {
+        invitation: invitation_of(invitation)?,
+        member: None,
+    }))
+}
+
+/// A member who may cancel invitations withdraws one.
+#[utoipa::path(post, path = "/organization/cancel-invitation", tag = "invitation", request_body = InvitationIdBody,
+    responses((status = 200, body = Invitation, description = "The canceled invitation"), SignedInBodyErrors))]
+async fn cancel_invitation(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<InvitationIdBody, Session>,
+) -> Result<Reply, ApiError> {
+    let invitation = state
+        .invitations
+        .clone()
+        .cancel_invitation(pb::CancelInvitationRequest {
+            caller: caller(&auth),
+            invitation_id: body.invitation_id,
+        })
+        .await?
+        .into_inner()
+        .invitation;
+    Ok(Reply::json(&invitation_of(invitation)?))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct GetInvitationQuery {
+    id: String,
+}
+
+/// One invitation, for its recipient, with where it leads and who sent it.
+#[utoipa::path(get, path = "/organization/get-invitation", tag = "invitation", params(("id" = String, Query)),
+    responses((status = 200, body = InvitationDetails, description = "The invitation with `organizationName`, `organizationSlug`, `inviterEmail`"), SessionErrors))]
+async fn get_invitation(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<GetInvitationQuery, MaybeSession>,
+) -> Result<Reply, ApiError> {
+    // better-auth's answer here to a signed-out caller.
+    let session = auth
+        .0
+        .ok_or_else(|| ApiError::from(Failure::message_only(401, "Not authenticated")))?;
+    let details = state
+        .invitations
+        .clone()
+        .get_invitation(pb::GetInvitationRequest {
+            caller: caller(&session),
+            invitation_id: body.id,
+        })
+        .await?
+        .into_inner()
+        .details
+        .ok_or(base::INTERNAL_SERVER_ERROR)?;
+    Ok(Reply::json(&InvitationDetails::from(details)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListInvitationsQuery {
+    organization_id: Option<String>,
+}
+
+/// Every invitation of the named (or active) organization, for who may invite.
+#[utoipa::path(get, path = "/organization/list-invitations", tag = "invitation", params(("organizationId" = Option<String>, Query)),
+    responses((status = 200, body = Vec<Invitation>, description = "The organization's invitations, any status"), SessionErrors))]
+async fn list_invitations(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<ListInvitationsQuery, Session>,
+) -> Result<Reply, ApiError> {
+    let invitations = state
+        .invitations
+        .clone()
+        .list_invitations(pb::ListInvitationsRequest {
+            caller: caller(&auth),
+            organization_id: body.organization_id.filter(|id| !id.is_empty()),
+        })
+        .await?
+        .into_inner()
+        .invitations;
+    let invitations: Vec<Invitation> = invitations.into_iter().map(Into::into).collect();
+    Ok(Reply::json(&invitations))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct ListUserInvitationsQuery {
+    /// Server-side calls only: refused over HTTP.
+    email: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInvitation {
+    #[serde(flatten)]
+    invitation: Invitation,
+    organization_name: String,
+}
+
+/// The caller's pending invitations (a verified address is needed).
+#[utoipa::path(get, path = "/organization/list-user-invitations", tag = "invitation",
+    responses((status = 200, body = Vec<UserInvitation>, description = "Pending invitations with `organizationName`"), SessionErrors))]
+async fn list_user_invitations(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<ListUserInvitationsQuery, MaybeSession>,
+) -> Result<Reply, ApiError> {
+    if body.email.is_some() {
+        return Err(Failure::message_only(
+            400,
+            "User email cannot be passed for client side API calls.",
+        )
+        .into());
+    }
+    let session = auth.0.ok_or_else(|| {
+        ApiError::from(Failure::message_only(
+            400,
+            "Missing session headers, or email query parameter.",
+        ))
+    })?;
+    let invitations = state
+        .invitations
+        .clone()
+        .list_user_invitations(pb::ListUserInvitationsRequest {
+            caller: caller(&session),
+        })
+        .await?
+        .into_inner()
+        .invitations;
+    let mut listed = Vec::with_capacity(invitations.len());
+    for details in invitations {
+        listed.push(UserInvitation {
+            invitation: invitation_of(details.invitation)?,
+            organization_name: details.organization_name,
+        });
+    }
+    Ok(Reply::json(&listed))
+}

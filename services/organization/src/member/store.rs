@@ -1,0 +1,168 @@
+//! The members table.
+
+use gatehouse_kit::db::{Db, DbError, Executor, Tx, query};
+
+use super::Member;
+
+macro_rules! columns {
+    () => {
+        "id, organization_id, user_id, role, created_at"
+    };
+}
+
+pub async fn insert(tx: &mut Tx, member: &Member) -> Result<(), DbError> {
+    query(
+        "INSERT INTO members (id, organization_id, user_id, role, created_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(member.id.as_str())
+    .bind(member.organization_id.as_str())
+    .bind(member.user_id.as_str())
+    .bind(member.role.as_str())
+    .bind(member.created_at)
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// `user_id`'s membership of the organization, if any.
+pub async fn find_for_user(
+    on: impl Executor,
+    organization_id: &str,
+    user_id: &str,
+) -> Result<Option<Member>, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        columns!(),
+        " FROM members WHERE organization_id = $1 AND user_id = $2"
+    );
+    query(SQL)
+        .bind(organization_id)
+        .bind(user_id)
+        .fetch_optional(on)
+        .await
+}
+
+/// The organization's members, oldest first, at most `limit`.
+pub async fn list(
+    on: impl Executor,
+    organization_id: &str,
+    limit: u32,
+) -> Result<Vec<Member>, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        columns!(),
+        " FROM members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2"
+    );
+    query(SQL)
+        .bind(organization_id)
+        .bind(i64::from(limit))
+        .fetch_all(on)
+        .await
+}
+
+/// How many organizations `user_id` belongs to.
+pub async fn count_for_user(on: impl Executor, user_id: &str) -> Result<i64, DbError> {
+    let (count,): (i64,) = query("SELECT COUNT(*) FROM members WHERE user_id = $1")
+        .bind(user_id)
+        .fetch_one(on)
+        .await?;
+    Ok(count)
+}
+
+/// How many members the organization has.
+pub async fn count(on: impl Executor, organization_id: &str) -> Result<i64, DbError> {
+    let (count,): (i64,) = query("SELECT COUNT(*) FROM members WHERE organization_id = $1")
+        .bind(organization_id)
+        .fetch_one(on)
+        .await?;
+    Ok(count)
+}
+
+/// Deletes every membership (and team membership) of a user; returns the organizations they
+/// were a member of.
+pub async fn delete_for_user(tx: &mut Tx, user_id: &str) -> Result<Vec<String>, DbError> {
+    query("DELETE FROM team_members WHERE user_id = $1")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    let rows: Vec<(String,)> =
+        query("DELETE FROM members WHERE user_id = $1 RETURNING organization_id")
+            .bind(user_id)
+            .fetch_all(tx)
+            .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+pub async fn find(on: impl Executor, id: &str) -> Result<Option<Member>, DbError> {
+    const SQL: &str = concat!("SELECT ", columns!(), " FROM members WHERE id = $1");
+    query(SQL).bind(id).fetch_optional(on).await
+}
+
+/// Every member's role in the organization (for the owner rules: how many owners are left).
+pub async fn roles(on: impl Executor, organization_id: &str) -> Result<Vec<String>, DbError> {
+    let rows: Vec<(String,)> = query("SELECT role FROM members WHERE organization_id = $1")
+        .bind(organization_id)
+        .fetch_all(on)
+        .await?;
+    Ok(rows.into_iter().map(|(role,)| role).collect())
+}
+
+pub async fn set_role(tx: &mut Tx, id: &str, role: &str) -> Result<Option<Member>, DbError> {
+    const SQL: &str = concat!(
+        "UPDATE members SET role = $1 WHERE id = $2 RETURNING ",
+        columns!()
+    );
+    query(SQL).bind(role).bind(id).fetch_optional(tx).await
+}
+
+/// Deletes the membership and the member's places in the organization's teams.
+pub async fn delete(tx: &mut Tx, member: &Member) -> Result<(), DbError> {
+    query(
+        "DELETE FROM team_members WHERE user_id = $1 \
+         AND team_id IN (SELECT id FROM teams WHERE organization_id = $2)",
+    )
+    .bind(member.user_id.as_str())
+    .bind(member.organization_id.as_str())
+    .execute(&mut *tx)
+    .await?;
+    query("DELETE FROM members WHERE id = $1")
+        .bind(member.id.as_str())
+        .execute(tx)
+        .await?;
+    Ok(())
+}
+
+/// One page of a member list, and how many members match.
+pub async fn page(
+    db: &Db,
+    organization_id: &str,
+    list: &super::query::ListQuery,
+) -> Result<(Vec<Member>, u64), DbError> {
+    use gatehouse_kit::db::sea_query::{Alias, Asterisk, Expr, ExprTrait, Func, Order, Query};
+    let cond = gatehouse_kit::listing::condition(&list.filters, &[])
+        .add(Expr::col(Alias::new("organization_id")).eq(organization_id));
+    let mut select = Query::select();
+    let order = if list.descending {
+        Order::Desc
+    } else {
+        Order::Asc
+    };
+    select
+        .from(Alias::new("members"))
+        .columns(["id", "organization_id", "user_id", "role", "created_at"].map(Alias::new))
+        .cond_where(cond.clone())
+        .order_by(Alias::new(list.sort), order.clone())
+        .order_by(Alias::new("id"), order);
+    let members = db
+        .build_page(&select, Some(list.limit), list.offset)
+        .fetch_all(db)
+        .await?;
+    let mut count = Query::select();
+    count
+        .from(Alias::new("members"))
+        .expr(Func::count(Expr::col(Asterisk)))
+        .cond_where(cond);
+    let (total,): (i64,) = db.build(&count).fetch_one(db).await?;
+    Ok((members, u64::try_from(total).unwrap_or(0)))
+}

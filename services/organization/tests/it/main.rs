@@ -1,0 +1,9 @@
+//! The organization service's tests, one binary: each storage test runs as a named case per
+//! backend (`…::case_1_sqlite`, `…::case_2_postgres`), against real identity and session
+//! services.
+
+mod invitation;
+mod member;
+mod organization;
+mod schema;
+mod support;
