@@ -17,6 +17,8 @@
    publish share the caller's trace id.
 6. `podman kube down`, the databases dropped, whatever happened.
 """
+import email.parser as email_parser
+import email.policy as email_policy
 import json
 import os
 import re
@@ -239,6 +241,7 @@ def smoke(api: str, base_url: str, trace_id: str, logs) -> None:
     status, body = http(opener, "GET", f"{api}/get-session")
     if status != 200 or not body or body["user"]["email"] != email:
         fail(f"get-session answered {status} {body}\n{logs()}")
+    organization(api, opener, origin, email, logs)
     status, body = http(opener, "POST", f"{api}/sign-out", {}, origin)
     if status != 200 or body != {"success": True}:
         fail(f"sign-out answered {status} {body}")
@@ -249,6 +252,91 @@ def smoke(api: str, base_url: str, trace_id: str, logs) -> None:
     if status != 401 or body.get("code") != "INVALID_EMAIL_OR_PASSWORD":
         fail(f"a wrong password answered {status} {body}")
     print("pods-smoke: sign-up, sign-in, get-session and sign-out through the gateway pod")
+
+
+def organization(api: str, opener, origin: dict, email: str, logs) -> None:
+    """An organization across the pods: the gateway asks the organization service, which reads
+    the member's user from identity and sets the session's active organization in session."""
+    slug = f"pods-{secrets.token_hex(4)}"
+    status, body = http(opener, "POST", f"{api}/organization/create", {"name": "Pod Org", "slug": slug}, origin)
+    if status != 200 or body.get("slug") != slug or body["members"][0]["role"] != "owner":
+        fail(f"organization/create answered {status} {body}\n{logs()}")
+    status, session = http(opener, "GET", f"{api}/get-session?disableCookieCache=true")
+    if status != 200 or session["session"]["activeOrganizationId"] != body["id"]:
+        fail(f"the new organization is not the session's active one: {status} {session}\n{logs()}")
+    status, full = http(opener, "GET", f"{api}/organization/get-full-organization")
+    if status != 200 or [m["user"]["email"] for m in full["members"]] != [email]:
+        fail(f"get-full-organization answered {status} {full}\n{logs()}")
+    print("pods-smoke: an organization went gateway → organization → identity and session, and reads back")
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def mail_flow(api: str, base_url: str, spool: Path, logs) -> None:
+    """A password reset across the pods: the gateway, identity's outbox, RabbitMQ, the mailer
+    pod and a real SMTP server; then the mailed link and the new password."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+    email = f"pods-mail-{secrets.token_hex(6)}@example.com"
+    origin = {"origin": base_url}
+    status, body = http(opener, "POST", f"{api}/sign-up/email", {"name": "Pod Mail", "email": email, "password": "Correct-Horse-9"}, origin)
+    if status != 200:
+        fail(f"sign-up answered {status} {body}\n{logs()}")
+    status, body = http(opener, "POST", f"{api}/request-password-reset", {"email": email, "redirectTo": "/reset-password/"}, origin)
+    if status != 200 or body.get("status") is not True:
+        fail(f"request-password-reset answered {status} {body}\n{logs()}")
+
+    def received():
+        for path in spool.glob("*.eml"):
+            message = email_parser.BytesParser(policy=email_policy.default).parsebytes(path.read_bytes())
+            if email in str(message["To"]):
+                return message
+        return None
+
+    wait_for(f"the reset mail to {email} at the SMTP server", lambda: received() is not None, 60, logs)
+    text = received().get_body(preferencelist=("plain",)).get_content()
+    links = re.findall(r"https?://\S+", text)
+    prefix = f"{base_url}/api/auth/reset-password/"
+    if not links or not links[0].startswith(prefix):
+        fail(f"the mail's link is not on BASE_URL: {links}")
+    token = links[0][len(prefix):].split("?")[0]
+    site = api.removesuffix("/api/auth")
+    try:
+        urllib.request.build_opener(NoRedirect).open(site + links[0][len(base_url):], timeout=10)
+        fail("the reset link did not redirect")
+    except urllib.error.HTTPError as error:
+        code, location = error.code, error.headers.get("location", "")
+    if code != 302 or f"token={token}" not in location:
+        fail(f"the reset link answered {code} to {location!r}")
+    status, body = http(opener, "POST", f"{api}/reset-password", {"token": token, "newPassword": "New-Horse-10"}, origin)
+    if status != 200:
+        fail(f"reset-password answered {status} {body}")
+    status, body = http(opener, "POST", f"{api}/sign-in/email", {"email": email, "password": "New-Horse-10"}, origin)
+    if status != 200:
+        fail(f"sign-in with the new password answered {status} {body}")
+    print("pods-smoke: a password reset went gateway → identity → RabbitMQ → mailer → SMTP, and its link worked")
+
+
+def web_app(site: str, logs) -> None:
+    """The image carries the web app and the gateway pod serves it: a page and its script."""
+    try:
+        with urllib.request.urlopen(f"{site}/sign-in/", timeout=10) as reply:
+            page = reply.read().decode()
+            kind = reply.headers.get("content-type", "")
+    except urllib.error.URLError as error:
+        fail(f"the web app's sign-in page: {error}\n{logs()}")
+    scripts = re.findall(r'src="(/_next/static/[^"]+\.js)"', page)
+    if not kind.startswith("text/html") or "Sign in" not in page or not scripts:
+        fail(f"the gateway pod did not serve the web app's sign-in page ({kind})\n{logs()}")
+    request = urllib.request.Request(f"{site}{scripts[0]}", headers={"accept-encoding": "br"})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        cache = reply.headers.get("cache-control", "")
+        encoding = reply.headers.get("content-encoding", "")
+    if "immutable" not in cache or encoding != "br":
+        fail(f"{scripts[0]} answered cache-control {cache!r}, content-encoding {encoding!r}")
+    print(f"pods-smoke: the gateway pod serves the web app ({len(scripts)} scripts on /sign-in/, brotli, immutable)")
 
 
 def main() -> None:
@@ -268,6 +356,17 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="gatehouse-pods-"))
     secret_dir = work / "secrets"
     secret_dir.mkdir()
+    spool = work / "spool"
+    spool.mkdir()
+    smtp_port = free_port()
+    smtp_python = os.environ.get("SMTP_SINK_PYTHON", str(Path.home() / ".cache/gatehouse-smtp-venv/bin/python"))
+    smtp_sink = subprocess.Popen(
+        [smtp_python, str(ROOT / "services/mailer/tests/smtp_sink.py"), str(smtp_port), str(spool)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    if smtp_sink.stdout is None or smtp_sink.stdout.readline().strip() != "ready":
+        fail(f"the SMTP server ({smtp_python}, aiosmtpd) did not start")
     pg_base = POSTGRES.rsplit("/", 1)[0]
     values = {
         "auth-secret": secrets.token_hex(32),
@@ -275,6 +374,8 @@ def main() -> None:
         "cache-url": "redis://127.0.0.1:6379",
         "bus-url": "amqp://guest:guest@127.0.0.1:5672/%2f",
         **{f"{part}-database-url": f"{pg_base}/{name}" for part, name in databases.items()},
+        # A real SMTP server (aiosmtpd) on this host: the mail flow step reads what it receives.
+        "mail-url": f"smtp://127.0.0.1:{smtp_port}",
     }
     for name, value in values.items():
         path = secret_dir / name
@@ -313,6 +414,8 @@ def main() -> None:
         check_init_steps(list(databases), since, logs)
         trace_id = secrets.token_hex(16)
         smoke(f"http://127.0.0.1:{ports['gateway']}/api/auth", base_url, trace_id, logs)
+        web_app(f"http://127.0.0.1:{ports['gateway']}", logs)
+        mail_flow(f"http://127.0.0.1:{ports['gateway']}/api/auth", base_url, spool, logs)
 
         expected = {"gatehouse-gateway", "gatehouse-identity", "gatehouse-session"}
         wait_for(
@@ -328,6 +431,7 @@ def main() -> None:
     finally:
         subprocess.run(["podman", "kube", "down", str(played)], capture_output=True)
         server.stop(0)
+        smtp_sink.kill()
         for name in databases.values():
             subprocess.run(["psql", POSTGRES, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
         subprocess.run(["rm", "-rf", str(work)])

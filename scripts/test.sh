@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The one test command. Formatting and lints, every Rust suite (each storage suite on SQLite
 # AND PostgreSQL; Redis and RabbitMQ outages; distributed mode as separate processes), the
-# proto lint, the better-auth client conformance suite against a running standalone stack, and
-# the Kubernetes manifests: rendered and validated, then played as real pods with podman.
+# proto lint, the web app (typecheck, Vitest, production build and its budget), the better-auth
+# client conformance suite and the web app's Playwright tests against a running standalone
+# stack, and the Kubernetes manifests: rendered and validated, then played as real pods with
+# podman.
 # It starts PostgreSQL, Redis and RabbitMQ if they are down; a suite whose backend cannot be
 # reached fails, it is never skipped.
 set -euo pipefail
@@ -22,6 +24,13 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "proto lint (buf)"
 (cd proto && npx --yes @bufbuild/buf@1.75.0 lint)
 
+step "SMTP server for the mailer's tests (aiosmtpd, in a venv)"
+command -v openssl >/dev/null || { apt-get update -qq && apt-get install -y -qq openssl >/dev/null; }
+smtp_venv="$HOME/.cache/gatehouse-smtp-venv"
+[ -x "$smtp_venv/bin/python" ] || python3 -m venv "$smtp_venv"
+"$smtp_venv/bin/pip" install -q --disable-pip-version-check -r scripts/smtp-requirements.txt
+export SMTP_SINK_PYTHON="$smtp_venv/bin/python"
+
 step "Rust test suites (one binary per crate; storage cases named per backend)"
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast
@@ -29,14 +38,17 @@ else
   cargo test --workspace --locked --no-fail-fast
 fi
 
-step "better-auth client conformance (Node, better-auth 1.7.7)"
+step "web app: typecheck, Vitest, production build (with its JavaScript budget)"
+npm ci --prefix web --no-audit --no-fund --silent
+(cd web && npm run --silent typecheck && npm test --silent && NEXT_TELEMETRY_DISABLED=1 npm run --silent build)
+
+step "live standalone stack (serves the web app and /api/auth to the next two steps)"
 cargo build --locked --bin gatehouse
-npm ci --prefix tests/conformance --no-audit --no-fund --silent
 data_dir="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-DATA_DIR="$data_dir" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
-  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
-  RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RUST_LOG=warn \
+DATA_DIR="$data_dir" WEB_DIR="$PWD/web/out" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
+  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
+  RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RATE_LIMIT_EMAIL_MAX=100000 RUST_LOG=warn \
   "$CARGO_TARGET_DIR/debug/gatehouse" standalone >"$data_dir/gatehouse.log" 2>&1 &
 gatehouse_pid=$!
 trap 'kill $gatehouse_pid 2>/dev/null || true; rm -rf "$data_dir"' EXIT
@@ -44,12 +56,19 @@ for _ in $(seq 1 100); do
   curl -fs "http://127.0.0.1:$port/api/auth/ok" >/dev/null 2>&1 && break
   sleep 0.1
 done
-# The admin suite makes its admins with the same command an operator uses.
+export GATEHOUSE_URL="http://localhost:$port"
+# The admin tests make their admins with the same command an operator uses.
 export ADMIN_GRANT_CMD="DATA_DIR=$data_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse admin grant --email"
-if ! GATEHOUSE_URL="http://localhost:$port" node --test tests/conformance/*.test.mjs; then
-  echo "--- gatehouse log ---"; cat "$data_dir/gatehouse.log"
-  exit 1
-fi
+show_log() { echo "--- gatehouse log ---"; cat "$data_dir/gatehouse.log"; }
+
+step "better-auth client conformance (Node, better-auth 1.7.7)"
+npm ci --prefix tests/conformance --no-audit --no-fund --silent
+node --test tests/conformance/*.test.mjs || { show_log; exit 1; }
+
+step "web app end to end (Playwright in Debian Chromium; failures keep screenshots in web/test-results/)"
+command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+(cd web && npx --no-install playwright test) || { show_log; exit 1; }
+kill "$gatehouse_pid"; wait "$gatehouse_pid" 2>/dev/null || true
 
 step "Kubernetes manifests (render, validate offline, one set per part)"
 command -v kubectl >/dev/null || { apt-get update -qq && apt-get install -y -qq kubectl >/dev/null; }
@@ -59,5 +78,5 @@ venv="$HOME/.cache/gatehouse-k8s-venv"
 "$venv/bin/python" scripts/k8s-check.py "$CARGO_TARGET_DIR/debug/gatehouse"
 
 step "Kubernetes pods (podman: the image, the dev overlay played, a smoke test, a trace)"
-bash scripts/podman-image.sh "$CARGO_TARGET_DIR/debug/gatehouse" localhost/gatehouse:dev
+bash scripts/podman-image.sh "$CARGO_TARGET_DIR/debug/gatehouse" web/out localhost/gatehouse:dev
 "$venv/bin/python" scripts/pods-smoke.py localhost/gatehouse:dev

@@ -88,7 +88,7 @@ pub fn strings(pairs: Vec<(String, String)>) -> Value {
 }
 
 /// JavaScript's name for a JSON value's type, as Zod reports it.
-fn type_name(value: Option<&Value>) -> &'static str {
+pub fn type_name(value: Option<&Value>) -> &'static str {
     match value {
         None => "undefined",
         Some(Value::Null) => "null",

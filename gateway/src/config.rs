@@ -10,7 +10,7 @@ use gatehouse_kit::config::{
 use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::service::service_url;
 use gatehouse_kit::service_auth::ServiceToken;
-use gatehouse_proto::{identity, session};
+use gatehouse_proto::{identity, mailer, organization, session};
 use serde::Deserialize;
 
 use crate::client_ip::IpNet;
@@ -36,6 +36,8 @@ pub struct GatewaySettings {
     pub rate_limit_sign_in_max: u64,
     pub rate_limit_email_window: u64,
     pub rate_limit_email_max: u64,
+    pub web_dir: String,
+    pub dev_mailbox: bool,
 }
 
 impl Default for GatewaySettings {
@@ -43,7 +45,7 @@ impl Default for GatewaySettings {
         Self {
             gateway_listen: "127.0.0.1:3000".into(),
             gateway_ops_listen: "127.0.0.1:9300".into(),
-            base_url: "http://localhost:3000".into(),
+            base_url: gatehouse_kit::config::DEFAULT_BASE_URL.into(),
             trusted_origins: Vec::new(),
             auth_secret: None,
             trusted_proxies: Vec::new(),
@@ -58,6 +60,8 @@ impl Default for GatewaySettings {
             rate_limit_sign_in_max: 3,
             rate_limit_email_window: 60,
             rate_limit_email_max: 3,
+            web_dir: "web/out".into(),
+            dev_mailbox: false,
         }
     }
 }
@@ -88,6 +92,16 @@ pub struct GatewayConfig {
     /// `TRUSTED_PROXIES`: proxy addresses or networks (`10.0.0.0/8`) allowed to set
     /// `x-forwarded-for`.
     pub trusted_proxies: Vec<IpNet>,
+    /// `WEB_DIR` (default `web/out`, relative to the working directory): the web app's static
+    /// export, served at `/`. Empty turns the web app off.
+    pub web_dir: Option<std::path::PathBuf>,
+    /// `MAILER_URL`: the mailer's gRPC address (the dev mailbox reads its mail log).
+    pub mailer_url: String,
+    /// `ORGANIZATION_URL`: the organization service's gRPC address.
+    pub organization_url: String,
+    /// `DEV_MAILBOX` (default false; standalone mode turns it on): serve the newest mails at
+    /// `GET /api/dev/mailbox`, to loopback clients only.
+    pub dev_mailbox: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -202,6 +216,12 @@ impl GatewayConfig {
             session_url: service_url(env, session::NAME, session::DEFAULT_LISTEN),
             backends: Backends::from_env(env)?,
             trusted_proxies,
+            mailer_url: service_url(env, mailer::NAME, mailer::DEFAULT_LISTEN),
+            organization_url: service_url(env, organization::NAME, organization::DEFAULT_LISTEN),
+            dev_mailbox: s.dev_mailbox,
+            web_dir: Some(s.web_dir.trim())
+                .filter(|dir| !dir.is_empty())
+                .map(std::path::PathBuf::from),
         })
     }
 

@@ -178,6 +178,7 @@ mod tests {
                 banned: false,
                 ban_reason: None,
                 ban_expires: None,
+                language: 3,
             },
         }
     }

@@ -1,6 +1,6 @@
 //! The extractors every route uses. [`Input`] runs better-auth's pipeline in its order (§1.3):
 //! parse the body → origin/CSRF → redirect targets → validation → the session requirement.
-//! [`Session`], [`FreshSession`] and [`AdminSession`] read the credential in one place (the
+//! [`Session`], [`FreshSession`] and [`BareSession`] read the credential in one place (the
 //! signed session cookie) and hand refreshed cookies to the [`response_cookies`] layer, which
 //! adds them to whatever the handler answers.
 
@@ -148,6 +148,15 @@ impl RequestMeta {
             .to_string()
     }
 
+    /// The platform language code the caller's `Accept-Language` asks for (English if none).
+    pub fn language(&self) -> i32 {
+        let header = self
+            .headers
+            .get(header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok());
+        gatehouse_kit::language::Language::from_accept_language(header).code()
+    }
+
     fn reads_query(&self) -> bool {
         matches!(self.method, Method::GET | Method::HEAD)
     }
@@ -288,6 +297,22 @@ impl Authenticate for Session {
     }
 }
 
+/// A session when there is one: routes that answer both signed-in and signed-out callers.
+#[derive(Clone, Debug)]
+pub struct MaybeSession(pub Option<Session>);
+
+impl Authenticate for MaybeSession {
+    async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
+        match Session::authenticate(state, meta).await {
+            Ok(session) => Ok(MaybeSession(Some(session))),
+            Err(ApiError::Failure(failure)) if failure.is(base::UNAUTHORIZED) => {
+                Ok(MaybeSession(None))
+            }
+            Err(other) => Err(other),
+        }
+    }
+}
+
 /// A caller who signed in recently (`SESSION_FRESH_AGE`): 403 `SESSION_NOT_FRESH` otherwise.
 #[derive(Clone, Debug)]
 pub struct FreshSession(pub Session);
@@ -302,16 +327,16 @@ impl Authenticate for FreshSession {
     }
 }
 
-/// What every admin route requires (§10.5): a session read from the session service, else 401
-/// with an empty body. Whether the caller may do the route's action (roles, `ADMIN_USER_IDS`)
-/// is a rule of identity's admin capability, answered there with the route's own code.
+/// A session read from the session service, else 401 with an empty body: what every admin
+/// route requires (§10.5), and organization create and delete (§11.5). Whether the caller may
+/// do the route's action is a rule of the service behind it, answered there with its own code.
 #[derive(Clone, Debug)]
-pub struct AdminSession(pub Session);
+pub struct BareSession(pub Session);
 
-impl Authenticate for AdminSession {
+impl Authenticate for BareSession {
     async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
         match Session::authenticate(state, meta).await {
-            Ok(session) => Ok(AdminSession(session)),
+            Ok(session) => Ok(BareSession(session)),
             Err(ApiError::Failure(failure)) if failure.is(base::UNAUTHORIZED) => {
                 Err(ApiError::Bare(axum::http::StatusCode::UNAUTHORIZED))
             }

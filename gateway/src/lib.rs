@@ -19,13 +19,20 @@ pub mod reply;
 pub mod routes;
 pub mod session_cookies;
 pub mod state;
+pub mod web;
 pub mod wire;
 
 use gatehouse_kit::client::lazy_channel;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
+use gatehouse_proto::identity::v1::email_verification_service_client::EmailVerificationServiceClient;
+use gatehouse_proto::identity::v1::password_reset_service_client::PasswordResetServiceClient;
 use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
+use gatehouse_proto::mailer::v1::mailbox_service_client::MailboxServiceClient;
+use gatehouse_proto::organization::v1::invitation_service_client::InvitationServiceClient;
+use gatehouse_proto::organization::v1::member_service_client::MemberServiceClient;
+use gatehouse_proto::organization::v1::organization_service_client::OrganizationServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -33,7 +40,7 @@ use tokio_util::sync::CancellationToken;
 pub use config::GatewayConfig;
 
 /// Where the auth API lives.
-pub const BASE_PATH: &str = "/api/auth";
+pub const BASE_PATH: &str = gatehouse_kit::config::AUTH_BASE_PATH;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
@@ -49,6 +56,7 @@ pub enum GatewayError {
 pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
     let cache = config.backends.cache()?;
     let identity = lazy_channel(&config.identity_url, &config.service_token)?;
+    let organization = lazy_channel(&config.organization_url, &config.service_token)?;
     Ok(state::AppState::new(state::Shared {
         trusted: origin::TrustedOrigins::new(config.trusted_origins.clone()),
         cookies: cookies::CookieJar::new(&config.cookies),
@@ -56,11 +64,20 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         email_password: EmailPasswordServiceClient::new(identity.clone()),
         accounts: AccountServiceClient::new(identity.clone()),
         usernames: UsernameServiceClient::new(identity.clone()),
-        admin: AdminServiceClient::new(identity),
+        admin: AdminServiceClient::new(identity.clone()),
+        email_verification: EmailVerificationServiceClient::new(identity.clone()),
+        password_reset: PasswordResetServiceClient::new(identity),
         sessions: SessionServiceClient::new(lazy_channel(
             &config.session_url,
             &config.service_token,
         )?),
+        mailbox: MailboxServiceClient::new(lazy_channel(
+            &config.mailer_url,
+            &config.service_token,
+        )?),
+        organizations: OrganizationServiceClient::new(organization.clone()),
+        members: MemberServiceClient::new(organization.clone()),
+        invitations: InvitationServiceClient::new(organization),
         config,
     }))
 }

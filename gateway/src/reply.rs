@@ -40,6 +40,18 @@ impl Reply {
         }
     }
 
+    /// `302 Found` to `location` (a link the user followed, answered with a page to go to).
+    pub fn redirect(location: &str) -> Self {
+        let mut response = axum::http::StatusCode::FOUND.into_response();
+        match HeaderValue::from_str(location) {
+            Ok(value) => {
+                response.headers_mut().insert(header::LOCATION, value);
+            }
+            Err(error) => tracing::warn!(%error, "unencodable redirect target dropped"),
+        }
+        Self { response }
+    }
+
     /// Never stored by browsers or proxies (session answers).
     pub fn no_store(mut self) -> Self {
         let headers = self.response.headers_mut();

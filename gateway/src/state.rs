@@ -9,7 +9,13 @@ use gatehouse_kit::client::ServiceChannel;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
+use gatehouse_proto::identity::v1::email_verification_service_client::EmailVerificationServiceClient;
+use gatehouse_proto::identity::v1::password_reset_service_client::PasswordResetServiceClient;
 use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
+use gatehouse_proto::mailer::v1::mailbox_service_client::MailboxServiceClient;
+use gatehouse_proto::organization::v1::invitation_service_client::InvitationServiceClient;
+use gatehouse_proto::organization::v1::member_service_client::MemberServiceClient;
+use gatehouse_proto::organization::v1::organization_service_client::OrganizationServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
 use crate::config::GatewayConfig;
@@ -28,7 +34,14 @@ pub struct Shared {
     pub accounts: AccountServiceClient<ServiceChannel>,
     pub usernames: UsernameServiceClient<ServiceChannel>,
     pub admin: AdminServiceClient<ServiceChannel>,
+    pub email_verification: EmailVerificationServiceClient<ServiceChannel>,
+    pub password_reset: PasswordResetServiceClient<ServiceChannel>,
     pub sessions: SessionServiceClient<ServiceChannel>,
+    /// The mailer's log, for the dev mailbox (`DEV_MAILBOX`).
+    pub mailbox: MailboxServiceClient<ServiceChannel>,
+    pub organizations: OrganizationServiceClient<ServiceChannel>,
+    pub members: MemberServiceClient<ServiceChannel>,
+    pub invitations: InvitationServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }
 

@@ -6,6 +6,8 @@ use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::{Deserialize, Serialize};
 
+pub mod organization;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct User {
@@ -24,6 +26,9 @@ pub struct User {
     pub banned: bool,
     pub ban_reason: Option<String>,
     pub ban_expires: Option<String>,
+    /// The platform's code of the language the user's mails are written in (ENG 3 unless
+    /// chosen; RUS 0, UKR 1, SPA 4, GERMAN 6, POL 15, FRA 16, TURKEY 82).
+    pub language: i32,
 }
 
 impl From<identity_pb::User> for User {
@@ -42,6 +47,7 @@ impl From<identity_pb::User> for User {
             banned: user.banned,
             ban_reason: user.ban_reason,
             ban_expires: user.ban_expires_unix_ms.map(iso),
+            language: user.language,
         }
     }
 }
@@ -59,7 +65,7 @@ pub struct Session {
     pub user_agent: String,
     /// Admin plugin: the admin behind an impersonation session.
     pub impersonated_by: Option<String>,
-    /// Organization plugin: the session's active organization and team (none yet).
+    /// Organization plugin: the session's active organization and team.
     pub active_organization_id: Option<String>,
     pub active_team_id: Option<String>,
 }
@@ -76,8 +82,8 @@ impl From<session_pb::Session> for Session {
             ip_address: session.ip_address,
             user_agent: session.user_agent,
             impersonated_by: session.impersonated_by,
-            active_organization_id: None,
-            active_team_id: None,
+            active_organization_id: session.active_organization_id,
+            active_team_id: session.active_team_id,
         }
     }
 }

@@ -19,6 +19,24 @@ pub mod session {
     }
 }
 
+pub mod mailer {
+    pub const NAME: &str = "mailer";
+    pub const DEFAULT_LISTEN: &str = "127.0.0.1:50053";
+
+    pub mod v1 {
+        tonic::include_proto!("gatehouse.mailer.v1");
+    }
+}
+
+pub mod organization {
+    pub const NAME: &str = "organization";
+    pub const DEFAULT_LISTEN: &str = "127.0.0.1:50054";
+
+    pub mod v1 {
+        tonic::include_proto!("gatehouse.organization.v1");
+    }
+}
+
 /// The events services publish: payload types, their topics, and the consumer queues bound
 /// to them. Every process declares these queues before it publishes, so an event never waits
 /// for its consumer to have started once.
@@ -46,6 +64,17 @@ pub mod events {
         v1::UserDeleted => "user.deleted",
         v1::UserBanned => "user.banned",
         v1::SessionRevoked => "session.revoked",
+        v1::MailRequested => "mail.requested",
+        v1::MailSent => "mail.sent",
+        v1::MailFailed => "mail.failed",
+        v1::OrganizationCreated => "organization.created",
+        v1::OrganizationUpdated => "organization.updated",
+        v1::OrganizationDeleted => "organization.deleted",
+        v1::MemberAdded => "member.added",
+        v1::MemberRoleUpdated => "member.role-updated",
+        v1::MemberRemoved => "member.removed",
+        v1::InvitationCreated => "invitation.created",
+        v1::InvitationStatusChanged => "invitation.status-changed",
     }
 
     /// A consumer's durable queue and the topics bound to it.
@@ -62,6 +91,30 @@ pub mod events {
         topics: &["user.updated", "user.deleted", "user.banned"],
     };
 
+    /// Sessions lose an organization that was deleted as their active one.
+    pub const SESSION_ORGANIZATION_EVENTS: Queue = Queue {
+        name: "session.organization-events",
+        topics: &["organization.deleted"],
+    };
+
+    /// The organization service removes a deleted user's memberships, and an organization
+    /// left without members.
+    pub const ORGANIZATION_USER_EVENTS: Queue = Queue {
+        name: "organization.user-events",
+        topics: &["user.deleted"],
+    };
+
+    /// The mailer writes and sends every requested mail.
+    pub const MAILER_MAIL_REQUESTS: Queue = Queue {
+        name: "mailer.mail-requests",
+        topics: &["mail.requested"],
+    };
+
     /// Every consumer queue. Adding a consumer is a line here and its handler.
-    pub const QUEUES: &[Queue] = &[SESSION_USER_EVENTS];
+    pub const QUEUES: &[Queue] = &[
+        SESSION_USER_EVENTS,
+        SESSION_ORGANIZATION_EVENTS,
+        MAILER_MAIL_REQUESTS,
+        ORGANIZATION_USER_EVENTS,
+    ];
 }

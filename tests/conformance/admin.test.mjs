@@ -143,6 +143,7 @@ import { adminClient } from "better-auth/client/plugins";
 import {
   AUTH_URL,
   BASE_URL,
+  EXTRA_USER_KEYS,
   CookieJar,
   PASSWORD,
   SIGNATURE_RE,
@@ -175,8 +176,8 @@ const NOT_IMPERSONATING = { message: "You are not impersonating anyone" };
 const INVALID_LOGIN = { message: "Invalid email or password", code: "INVALID_EMAIL_OR_PASSWORD" };
 const USER_KEYS = [
   "banExpires", "banReason", "banned", "createdAt", "displayUsername", "email", "emailVerified",
-  "id", "image", "name", "role", "updatedAt", "username",
-];
+  "id", "image", "name", "role", "updatedAt", "username", ...EXTRA_USER_KEYS,
+].sort();
 const SESSION_KEYS = [
   "activeOrganizationId", "activeTeamId", "createdAt", "expiresAt", "id", "impersonatedBy",
   "ipAddress", "token", "updatedAt", "userAgent", "userId",

@@ -21,6 +21,16 @@ export const SESSION_DATA_COOKIE = "better-auth.session_data";
 
 export const PASSWORD = "Correct-Horse-9-battery";
 
+/**
+ * Which server is under test: Gatehouse unless `REFERENCE=1` (or `MAIL_LOG`, which only the
+ * reference server writes). Used only where Gatehouse deliberately differs, each case named
+ * in the README ("Where Gatehouse differs on purpose").
+ */
+export const GATEHOUSE = !(process.env.REFERENCE === "1" || process.env.MAIL_LOG);
+
+/** Fields Gatehouse adds to every user (better-auth `user.additionalFields`): `language`. */
+export const EXTRA_USER_KEYS = GATEHOUSE ? ["language"] : [];
+
 const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
 let seq = 0;
 /** A unique, never-reused email for this run (lower-case unless `prefix` has capitals). */

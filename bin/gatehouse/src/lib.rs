@@ -7,7 +7,12 @@ use gatehouse_kit::service::Part;
 
 /// Every service of Gatehouse: each gets a subcommand, and standalone mode runs them all.
 /// Adding a service is one line here.
-pub const PARTS: &[&dyn Part] = &[&gatehouse_identity::SERVICE, &gatehouse_session::SERVICE];
+pub const PARTS: &[&dyn Part] = &[
+    &gatehouse_identity::SERVICE,
+    &gatehouse_session::SERVICE,
+    &gatehouse_mailer::SERVICE,
+    &gatehouse_organization::SERVICE,
+];
 
 /// The part called `name`.
 pub fn part(name: &str) -> Option<&'static dyn Part> {

@@ -220,9 +220,10 @@ async fn run(command: &str) -> anyhow::Result<()> {
     match command {
         "standalone" => {
             let running = gatehouse::standalone::start(&env, shutdown).await?;
+            // BASE_URL, not the listen address: its origin is the one the auth API trusts.
             println!(
-                "Gatehouse is running: http://{}/api/auth (data in {data_dir})",
-                running.gateway_addr
+                "Gatehouse is running: {} (the web app; the API at /api/auth; listening on {}; data in {data_dir})",
+                running.base_url, running.gateway_addr
             );
             running.wait().await.map_err(anyhow::Error::msg)?;
         }

@@ -37,6 +37,8 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> StandaloneError
 /// A running stack.
 pub struct Running {
     pub gateway_addr: SocketAddr,
+    /// `BASE_URL`: where browsers reach the web app (its origin is the trusted one).
+    pub base_url: url::Url,
     /// Metrics and health (`GATEWAY_OPS_LISTEN`).
     pub ops_addr: SocketAddr,
     /// Where each service listens, by part name.
@@ -189,6 +191,10 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
         None => ServiceToken::generate(),
     };
     overrides.push((service_auth::VAR.to_string(), token.expose().to_string()));
+    // Standalone is a developer's machine: its mails can be read in the web app's mailbox.
+    if env.raw("DEV_MAILBOX").is_none() {
+        overrides.push(("DEV_MAILBOX".to_string(), "true".to_string()));
+    }
     // One bus and one cache for every part in the process.
     let context = Context::from_env(env.clone().with(overrides))?;
     let gateway_config = GatewayConfig::from_env(&context.env, Some(secret))?;
@@ -196,6 +202,7 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
     let gateway_addr = gateway_listener
         .local_addr()
         .map_err(io("gateway address"))?;
+    let base_url = gateway_config.base_url.clone();
     // One operations listener for the whole process (one metrics registry, one health).
     let ops_listener = bind(
         env,
@@ -233,6 +240,7 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
     tracing::info!(%gateway_addr, %ops_addr, services = ?service_addrs, data_dir, "standalone mode running");
     Ok(Running {
         gateway_addr,
+        base_url,
         ops_addr,
         service_addrs,
         service_token: token,

@@ -1,5 +1,5 @@
 //! The `account` group: `POST /update-user`, `POST /change-password`, `GET /list-accounts`,
-//! `GET /account-info`
+//! `GET /account-info`, `POST /delete-user`, `GET /delete-user/callback`
 //! (`gatehouse.identity.v1.AccountService`). `set-password` is an RPC only, never a route
 //! (better-auth §8.14).
 
@@ -15,7 +15,9 @@ use utoipa_axum::routes;
 use super::Group;
 use super::email_password::start_session;
 use crate::error::ApiError;
-use crate::extract::{Authenticate as _, Input, NoInput, RequestMeta, Session as SignedIn};
+use crate::extract::{
+    Authenticate as _, Input, MaybeSession, NoInput, RequestMeta, Session as SignedIn,
+};
 use crate::openapi::{ErrorBody, SessionErrors, SignedInBodyErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
@@ -32,6 +34,122 @@ pub fn router() -> Group {
         )
         .route(routes!(list_accounts), Policy::DEFAULT)
         .route(routes!(account_info), Policy::DEFAULT)
+        .route(routes!(delete_user), Policy::DEFAULT)
+        .route(routes!(delete_user_callback), Policy::DEFAULT)
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct DeleteUserBody {
+    /// Proves it is the user (checked when not empty).
+    password: Option<String>,
+    /// A mailed deletion link's token: deletes at once.
+    token: Option<String>,
+    /// Where the mailed deletion link leads afterwards.
+    #[schema(max_length = 2048)]
+    #[serde(rename = "callbackURL")]
+    callback_url: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DeleteUserResponse {
+    success: bool,
+    /// `User deleted`, or `Verification email sent` (DELETE_USER_VERIFY_BY_MAIL).
+    message: &'static str,
+}
+
+const USER_DELETED: DeleteUserResponse = DeleteUserResponse {
+    success: true,
+    message: "User deleted",
+};
+
+/// Ends the deleted user's sessions now (the `user.deleted` event does too, a moment later)
+/// and clears the caller's cookies.
+async fn deleted(state: &AppState, user_id: &str, mut reply: Reply) -> Result<Reply, ApiError> {
+    state
+        .sessions
+        .clone()
+        .revoke_user_sessions(session_pb::RevokeUserSessionsRequest {
+            user_id: user_id.to_string(),
+            except_token: None,
+        })
+        .await?;
+    reply.set_cookies(state.cookies.expire_session());
+    Ok(reply)
+}
+
+/// Deletes the caller's account: with their password, a mailed deletion token, or a fresh
+/// session. With `DELETE_USER_VERIFY_BY_MAIL` a link is mailed instead. 404 with an empty
+/// body when deletion is off (`DELETE_USER_ENABLED`).
+#[utoipa::path(post, path = "/delete-user", tag = "account", request_body = DeleteUserBody,
+    responses((status = 200, body = DeleteUserResponse, description = "Deleted, or a link mailed"), (status = 404, description = "Deletion is off; or `INVALID_TOKEN`"), SignedInBodyErrors))]
+// 400: `INVALID_PASSWORD`, `CREDENTIAL_ACCOUNT_NOT_FOUND`, `SESSION_EXPIRED` (no password and
+// a session older than SESSION_FRESH_AGE).
+async fn delete_user(
+    State(state): State<AppState>,
+    Input {
+        body, auth: caller, ..
+    }: Input<DeleteUserBody, SignedIn>,
+) -> Result<Reply, ApiError> {
+    let user_id = caller.user.id.clone();
+    let answer = state
+        .accounts
+        .clone()
+        .delete_user(identity_pb::DeleteUserRequest {
+            user_id: user_id.clone(),
+            password: body.password,
+            token: body.token,
+            fresh_session: caller.fresh,
+            callback_url: body.callback_url.filter(|c| !c.is_empty()),
+        })
+        .await
+        .map_err(ApiError::from);
+    match answer {
+        Ok(reply) if reply.get_ref().deleted => {
+            deleted(&state, &user_id, Reply::json(&USER_DELETED)).await
+        }
+        Ok(_) => Ok(Reply::json(&DeleteUserResponse {
+            success: true,
+            message: "Verification email sent",
+        })),
+        Err(ApiError::Failure(failure)) if failure.is(base::NOT_FOUND) => Err(ApiError::NotFound),
+        Err(error) => Err(error),
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct DeleteUserCallbackQuery {
+    token: String,
+    /// Where to go once deleted.
+    #[schema(max_length = 2048)]
+    #[serde(rename = "callbackURL")]
+    callback_url: Option<String>,
+}
+
+/// The mailed deletion link, opened in the user's signed-in browser: deletes the account, then
+/// redirects to `callbackURL` (or answers `{"success": true, "message": "User deleted"}`).
+#[utoipa::path(get, path = "/delete-user/callback", tag = "account", params(("token" = String, Query), ("callbackURL" = Option<String>, Query)),
+    responses((status = 200, body = DeleteUserResponse, description = "Deleted"), (status = 302, description = "Deleted; to `callbackURL`"), (status = 404, body = ErrorBody, description = "`INVALID_TOKEN`, `FAILED_TO_GET_USER_INFO` (no session), `NOT_FOUND` (deletion is off)"), SessionErrors))]
+async fn delete_user_callback(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<DeleteUserCallbackQuery, MaybeSession>,
+) -> Result<Reply, ApiError> {
+    let Some(caller) = auth.0 else {
+        return Err(base::FAILED_TO_GET_USER_INFO.with_status(404).into());
+    };
+    let user_id = caller.user.id.clone();
+    state
+        .accounts
+        .clone()
+        .confirm_delete_user(identity_pb::ConfirmDeleteUserRequest {
+            user_id: user_id.clone(),
+            token: body.token,
+        })
+        .await?;
+    let reply = match body.callback_url.filter(|c| !c.is_empty()) {
+        Some(callback) => Reply::redirect(&callback),
+        None => Reply::json(&USER_DELETED),
+    };
+    deleted(&state, &user_id, reply).await
 }
 
 /// `Some(None)` for an explicit `null`, `None` for a missing field.
@@ -55,6 +173,9 @@ pub struct UpdateUserBody {
     username: Option<String>,
     #[schema(max_length = 255)]
     display_username: Option<String>,
+    /// The language of the user's mails, a platform code: 0 ru, 1 uk, 3 en, 4 es, 6 de,
+    /// 15 pl, 16 fr, 82 tr.
+    language: Option<i32>,
     /// Refused: `EMAIL_CAN_NOT_BE_UPDATED` (change-email is its own flow).
     email: Option<Value>,
     /// Refused when set: `FIELD_NOT_ALLOWED` (the admin plugin's fields, not the user's).
@@ -116,6 +237,7 @@ async fn update_user(
         && !clear_image
         && body.username.is_none()
         && body.display_username.is_none()
+        && body.language.is_none()
     {
         return Err(Failure::message_only(400, "No fields to update").into());
     }
@@ -129,6 +251,7 @@ async fn update_user(
             clear_image,
             username: body.username,
             display_username: body.display_username,
+            language: body.language,
         })
         .await?
         .into_inner()

@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use super::Group;
 use crate::error::ApiError;
-use crate::extract::{AdminSession, Authenticate as _, Input, NoInput};
+use crate::extract::{Authenticate as _, BareSession, Input, NoInput};
 use crate::openapi::AdminErrors;
 use crate::policy::Policy;
 use crate::reply::Reply;
@@ -99,7 +99,7 @@ async fn end_sessions(state: &AppState, user_id: &str) -> Result<(), ApiError> {
 /// Asks identity whether the caller holds `permissions`, refusing with `refusal`.
 async fn authorize(
     state: &AppState,
-    caller: &AdminSession,
+    caller: &BareSession,
     permissions: Value,
     refusal: gatehouse_kit::errors::ErrorCode,
 ) -> Result<(), ApiError> {
@@ -137,7 +137,7 @@ pub struct CreateUserBody {
     responses((status = 200, body = UserResponse, description = "The new user"), AdminErrors))]
 async fn create_user(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<CreateUserBody, AdminSession>,
+    Input { body, auth, .. }: Input<CreateUserBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let roles = body.role.as_ref().map(|r| roles(Some(r))).transpose()?;
     let created = state
@@ -262,7 +262,7 @@ fn whole_number(value: Option<&str>, field: &str, max: u32) -> Result<Option<u32
     responses((status = 200, body = ListUsersResponse, description = "One page of users and how many match"), AdminErrors))]
 async fn list_users(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<ListUsersQuery, AdminSession>,
+    Input { body, auth, meta }: Input<ListUsersQuery, BareSession>,
 ) -> Result<Reply, ApiError> {
     // 0 means no limit and is not echoed, as better-auth reads it; every answer still holds at
     // most MAX_PAGE users (better-auth would send the whole table).
@@ -299,12 +299,19 @@ async fn list_users(
         })
         .await?
         .into_inner();
-    Ok(Reply::json(&ListUsersResponse {
+    let page = ListUsersResponse {
         users: found.users.into_iter().map(Into::into).collect(),
         total: found.total,
         limit,
         offset,
-    }))
+    };
+    // Into one buffer, not through `Json`'s `BytesMut` writer: a page of users is hundreds of
+    // small writes, and each costs a `BytesMut` capacity check.
+    let body = serde_json::to_string(&page).map_err(|error| {
+        tracing::error!(%error, "list-users answer not serializable");
+        ApiError::from(base::INTERNAL_SERVER_ERROR)
+    })?;
+    Ok(Reply::raw_json(body))
 }
 
 /// `utoipa`'s query parameters for list-users (the same fields as [`ListUsersQuery`]).
@@ -340,7 +347,7 @@ pub struct GetUserQuery {
     responses((status = 200, body = User, description = "The user"), AdminErrors))]
 async fn get_user(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<GetUserQuery, AdminSession>,
+    Input { body, auth, .. }: Input<GetUserQuery, BareSession>,
 ) -> Result<Reply, ApiError> {
     let found = state
         .admin
@@ -380,7 +387,7 @@ pub enum RoleValue {
     responses((status = 200, body = UserResponse, description = "The user with the new roles"), AdminErrors))]
 async fn set_role(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<SetRoleBody, AdminSession>,
+    Input { body, auth, .. }: Input<SetRoleBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let roles = roles(Some(&body.role))?;
     let target = user_id(&body.user_id);
@@ -417,7 +424,7 @@ pub struct AdminUpdateUserBody {
     responses((status = 200, body = User, description = "The updated user (bare)"), AdminErrors))]
 async fn update_user(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<AdminUpdateUserBody, AdminSession>,
+    Input { body, auth, .. }: Input<AdminUpdateUserBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let banning = body.data.get("banned") == Some(&Value::Bool(true));
     let target = user_id(&body.user_id);
@@ -458,7 +465,7 @@ pub struct BanUserBody {
     responses((status = 200, body = UserResponse, description = "The banned user"), AdminErrors))]
 async fn ban_user(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<BanUserBody, AdminSession>,
+    Input { body, auth, .. }: Input<BanUserBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let expires_in = match body.ban_expires_in {
         Some(seconds) if seconds < 0.0 || !seconds.is_finite() => {
@@ -498,7 +505,7 @@ pub struct UserIdBody {
     responses((status = 200, body = UserResponse, description = "The user, no longer banned"), AdminErrors))]
 async fn unban_user(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+    Input { body, auth, .. }: Input<UserIdBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let target = user_id(&body.user_id);
     let unbanned = state
@@ -520,7 +527,7 @@ async fn unban_user(
     responses((status = 200, body = SessionWithUser, description = "The impersonation session and its user; the cookies now carry it"), AdminErrors))]
 async fn impersonate_user(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<UserIdBody, AdminSession>,
+    Input { body, auth, meta }: Input<UserIdBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let admin = auth.0;
     let granted = state
@@ -577,7 +584,7 @@ async fn impersonate_user(
     responses((status = 200, body = SessionWithUser, description = "The admin's own session again"), AdminErrors))]
 async fn stop_impersonating(
     State(state): State<AppState>,
-    Input { auth, meta, .. }: Input<NoInput, AdminSession>,
+    Input { auth, meta, .. }: Input<NoInput, BareSession>,
 ) -> Result<Reply, ApiError> {
     let current = auth.0;
     let Some(admin_id) = current.session.impersonated_by.clone() else {
@@ -639,7 +646,7 @@ pub struct SessionsResponse {
     responses((status = 200, body = SessionsResponse, description = "The user's sessions"), AdminErrors))]
 async fn list_user_sessions(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+    Input { body, auth, .. }: Input<UserIdBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     authorize(
         &state,
@@ -675,7 +682,7 @@ pub struct SessionTokenBody {
     responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
 async fn revoke_user_session(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<SessionTokenBody, AdminSession>,
+    Input { body, auth, .. }: Input<SessionTokenBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     authorize(
         &state,
@@ -700,7 +707,7 @@ async fn revoke_user_session(
     responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
 async fn revoke_user_sessions(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+    Input { body, auth, .. }: Input<UserIdBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     authorize(
         &state,
@@ -718,7 +725,7 @@ async fn revoke_user_sessions(
     responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
 async fn remove_user(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<UserIdBody, AdminSession>,
+    Input { body, auth, .. }: Input<UserIdBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let target = user_id(&body.user_id);
     state
@@ -746,7 +753,7 @@ pub struct SetUserPasswordBody {
     responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), AdminErrors))]
 async fn set_user_password(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<SetUserPasswordBody, AdminSession>,
+    Input { body, auth, .. }: Input<SetUserPasswordBody, BareSession>,
 ) -> Result<Reply, ApiError> {
     let target = user_id(&body.user_id);
     for (field, value) in [("newPassword", &body.new_password), ("userId", &target)] {
@@ -835,7 +842,7 @@ async fn has_permission(
         }
     };
     // The body's shape is judged before the session, as better-auth does.
-    let auth = AdminSession::authenticate(&state, &meta).await?;
+    let auth = BareSession::authenticate(&state, &meta).await?;
     let answer = state
         .admin
         .clone()

@@ -41,11 +41,13 @@ pub struct SignUpBody {
     #[schema(max_length = 2048)]
     image: Option<String>,
     /// Where the verification email's link sends the user (checked like every redirect
-    /// target; read once email verification exists).
+    /// target).
     #[schema(max_length = 2048)]
     #[serde(rename = "callbackURL")]
-    #[allow(dead_code)]
     callback_url: Option<String>,
+    /// The language of the user's mails, a platform code (0 ru, 1 uk, 3 en, 4 es, 6 de,
+    /// 15 pl, 16 fr, 82 tr); default: the best match of `Accept-Language`, else English.
+    language: Option<i32>,
     /// `false`: a one-day session held in browser-session cookies.
     remember_me: Option<bool>,
     /// Username plugin: 3–30 letters, digits, `_` or `.` by default (`USERNAME_*_LENGTH`);
@@ -81,7 +83,7 @@ async fn sign_up(
     Input { body, meta, .. }: Input<SignUpBody>,
 ) -> Result<Reply, ApiError> {
     let remember = body.remember_me.unwrap_or(true);
-    let user = state
+    let signed_up = state
         .email_password
         .clone()
         .sign_up_email(identity_pb::SignUpEmailRequest {
@@ -91,11 +93,19 @@ async fn sign_up(
             image: body.image,
             username: body.username,
             display_username: body.display_username,
+            language: Some(body.language.unwrap_or_else(|| meta.language())),
+            callback_url: body.callback_url.filter(|c| !c.is_empty()),
         })
         .await?
-        .into_inner()
-        .user
-        .ok_or(base::FAILED_TO_CREATE_USER)?;
+        .into_inner();
+    let user = signed_up.user.ok_or(base::FAILED_TO_CREATE_USER)?;
+    if !signed_up.sign_in {
+        // The address must be verified first (REQUIRE_EMAIL_VERIFICATION).
+        return Ok(Reply::json(&SignUpResponse {
+            token: None,
+            user: user.into(),
+        }));
+    }
     let data = start_session(&state, &meta, user, remember).await?;
     let mut reply = Reply::json(&SignUpResponse {
         token: Some(data.session.token.clone()),

@@ -3,7 +3,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::response::Html;
+use axum::http::header;
+use axum::response::{Html, IntoResponse};
 use utoipa_axum::routes;
 
 use super::Group;
@@ -44,12 +45,14 @@ fn error_code(raw: Option<&str>) -> &str {
     }
 }
 
+const ERROR_PAGE_CSP: &str = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; script-src 'none'";
+
 /// The page a browser lands on when a flow fails (`?error=CODE&error_description=…`).
 #[utoipa::path(get, path = "/error", tag = "meta",
     params(("error" = Option<String>, Query, description = "The error code shown"),
            ("error_description" = Option<String>, Query, description = "A sentence shown below it")),
     responses((status = 200, content_type = "text/html", description = "An HTML page")))]
-async fn error_page(State(state): State<AppState>, meta: RequestMeta) -> Html<String> {
+async fn error_page(State(state): State<AppState>, meta: RequestMeta) -> impl IntoResponse {
     let code = escape_html(error_code(meta.query("error")));
     let description = meta
         .query("error_description")
@@ -59,34 +62,34 @@ async fn error_page(State(state): State<AppState>, meta: RequestMeta) -> Html<St
             "We could not complete that request. Please try again, or go back to the app.".into()
         });
     let home = escape_html(&state.config.base_url.origin().ascii_serialization());
-    Html(format!(
+    // The same framing and sniffing rules as the web app's pages.
+    let headers = [
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        // No script at all on this page.
+        (header::CONTENT_SECURITY_POLICY, ERROR_PAGE_CSP),
+    ];
+    let page = Html(format!(
         r#"<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Error</title>
-<style>
-  :root {{ color-scheme: light dark; font-family: system-ui, sans-serif; }}
-  body {{ display: grid; place-items: center; min-height: 100vh; margin: 0; }}
-  main {{ max-width: 32rem; padding: 2rem; text-align: center; }}
-  h1 {{ font-size: 3rem; letter-spacing: .2em; margin: 0 0 .5rem; }}
-  code {{ font-size: 1.1rem; }}
-  a {{ display: inline-block; margin-top: 1.5rem; padding: .6rem 1.2rem; border: 1px solid currentColor; border-radius: .4rem; text-decoration: none; color: inherit; }}
-</style>
+<title>Error · Gatehouse</title>
+<link rel="stylesheet" href="/theme.css">
 </head>
-<body>
-<main>
-  <h1>ERROR</h1>
-  <p>Something went wrong</p>
+<body class="error-page">
+<main class="card">
+  <h1>Something went wrong</h1>
   <p><code>CODE: {code}</code></p>
   <p>{description}</p>
-  <a href="{home}/">Go Home</a>
+  <a class="button button-primary" href="{home}/">Go Home</a>
 </main>
 </body>
 </html>
 "#
-    ))
+    ));
+    (headers, page)
 }
 
 #[cfg(test)]

@@ -6,7 +6,13 @@
 mod account;
 mod admin;
 mod email_password;
+mod email_verification;
+mod invitation;
+pub mod mailbox;
+mod member;
 mod meta;
+mod organization;
+mod password_reset;
 mod session;
 mod username;
 
@@ -69,6 +75,11 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
         session::router(),
         account::router(),
         admin::router(),
+        email_verification::router(),
+        password_reset::router(),
+        organization::router(),
+        member::router(),
+        invitation::router(),
         meta::router(),
     ];
     let mut rules = HashMap::new();
@@ -81,8 +92,20 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
     (router, document, rules)
 }
 
-/// The whole HTTP surface: `/api/auth` (the routes and their document) and 404 elsewhere.
+/// The whole HTTP surface: `/api/auth` (the routes and their document), 404 elsewhere under
+/// `/api`, and the web app (`WEB_DIR`) everywhere else.
 pub fn router(state: AppState) -> Router {
+    let dev_mailbox = mailbox::router().with_state(state.clone());
+    let web = state.config.web_dir.as_deref().and_then(|dir| {
+        let app = crate::web::router(dir);
+        if app.is_none() {
+            tracing::warn!(
+                web_dir = %dir.display(),
+                "no web app build here (run `npm run build` in web/); / answers 404"
+            );
+        }
+        app
+    });
     let (auth, document, rules) = routes();
     let document = crate::openapi::finish(document, &state.config.base_url);
     let rules = Arc::new(rules);
@@ -97,12 +120,17 @@ pub fn router(state: AppState) -> Router {
             crate::extract::request_context,
         ))
         .with_state(state);
-    Router::new()
+    let api = Router::new()
         .nest(crate::BASE_PATH, auth)
-        .fallback(not_found)
-        .layer(axum::middleware::from_fn(
-            gatehouse_kit::server::trace_request,
-        ))
+        .merge(dev_mailbox)
+        .route("/api/{*rest}", axum::routing::any(not_found));
+    let all = match web {
+        Some(web) => api.fallback_service(web),
+        None => api.fallback(not_found),
+    };
+    all.layer(axum::middleware::from_fn(
+        gatehouse_kit::server::trace_request,
+    ))
 }
 
 /// An unknown path or method under `/api/auth`: counted (one shared bucket), then 404.

@@ -46,6 +46,34 @@ pub struct IdentityConfig {
     pub admin_default_ban_expires_in: Option<u64>,
     /// `ADMIN_BANNED_USER_MESSAGE`: what a banned user is told at sign-in.
     pub admin_banned_user_message: String,
+    /// `REQUIRE_EMAIL_VERIFICATION` (default false): sign-in is refused with
+    /// `EMAIL_NOT_VERIFIED` (and a verification mail sent) until the address is verified, and
+    /// sign-up answers without a session.
+    pub require_email_verification: bool,
+    /// `EMAIL_VERIFICATION_ON_SIGN_UP` (default: `REQUIRE_EMAIL_VERIFICATION`): sign-up mails a
+    /// verification link.
+    pub email_verification_on_sign_up: Option<bool>,
+    /// `EMAIL_VERIFICATION_AUTO_SIGN_IN` (default false): a verification link opened in a
+    /// signed-out browser signs it in.
+    pub email_verification_auto_sign_in: bool,
+    /// `EMAIL_VERIFICATION_EXPIRES_IN` (default 3600): seconds a verification link works.
+    pub email_verification_expires_in: u64,
+    /// `CHANGE_EMAIL_ENABLED` (default true): users may change their address
+    /// (`POST /change-email`).
+    pub change_email_enabled: bool,
+    /// `DELETE_USER_ENABLED` (default true): users may delete their own account.
+    pub delete_user_enabled: bool,
+    /// `DELETE_USER_VERIFY_BY_MAIL` (default false): deletion waits for a link mailed to the
+    /// user, which works `DELETE_USER_TOKEN_EXPIRES_IN` seconds (default 86400).
+    pub delete_user_verify_by_mail: bool,
+    pub delete_user_token_expires_in: u64,
+    /// `RESET_PASSWORD_EXPIRES_IN` (default 3600): seconds a password-reset link works.
+    pub reset_password_expires_in: u64,
+    /// `RESET_PASSWORD_REVOKE_SESSIONS` (default false): a reset ends every session of the user.
+    pub reset_password_revoke_sessions: bool,
+    /// `RESET_PASSWORD_PAGE` (default `/reset-password/`): where a reset link sends the user
+    /// when the request named no `redirectTo` (the web app's page).
+    pub reset_password_page: String,
 }
 
 impl Default for IdentityConfig {
@@ -69,6 +97,17 @@ impl Default for IdentityConfig {
             admin_default_ban_reason: "No reason".into(),
             admin_default_ban_expires_in: None,
             admin_banned_user_message: crate::email_password::BANNED_MESSAGE.into(),
+            require_email_verification: false,
+            email_verification_on_sign_up: None,
+            email_verification_auto_sign_in: false,
+            email_verification_expires_in: 3600,
+            change_email_enabled: true,
+            delete_user_enabled: true,
+            delete_user_verify_by_mail: false,
+            delete_user_token_expires_in: 86_400,
+            reset_password_expires_in: 3600,
+            reset_password_revoke_sessions: false,
+            reset_password_page: "/reset-password/".into(),
         }
     }
 }
@@ -103,21 +142,13 @@ impl IdentityConfig {
             .as_deref()
             .filter(|r| !r.trim().is_empty())
         {
-            let invalid = |reason: String| ConfigError::Invalid {
-                name: "ADMIN_CUSTOM_ROLES".into(),
-                value: raw.to_string(),
-                reason,
-            };
-            let value: serde_json::Value =
-                serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
-            let roles = value
-                .as_object()
-                .ok_or_else(|| invalid("expected an object of roles".into()))?;
-            for (name, statements) in roles {
-                let role = gatehouse_kit::access::Role::from_json(statements)
-                    .map_err(|e| invalid(format!("role {name}: {e}")))?;
-                custom.insert(name.clone(), role);
-            }
+            custom = gatehouse_kit::access::roles_from_json(raw).map_err(|reason| {
+                ConfigError::Invalid {
+                    name: "ADMIN_CUSTOM_ROLES".into(),
+                    value: raw.to_string(),
+                    reason,
+                }
+            })?;
         }
         let ids = |list: &[String]| -> Vec<String> {
             list.iter()
@@ -140,6 +171,34 @@ impl IdentityConfig {
                 .admin_default_ban_expires_in
                 .map(std::time::Duration::from_secs),
         })
+    }
+
+    pub fn verification_settings(&self) -> crate::email_verification::Settings {
+        crate::email_verification::Settings {
+            required: self.require_email_verification,
+            on_sign_up: self
+                .email_verification_on_sign_up
+                .unwrap_or(self.require_email_verification),
+            auto_sign_in: self.email_verification_auto_sign_in,
+            lifetime: std::time::Duration::from_secs(self.email_verification_expires_in),
+            change_email: self.change_email_enabled,
+        }
+    }
+
+    pub fn delete_settings(&self) -> crate::account::DeleteSettings {
+        crate::account::DeleteSettings {
+            enabled: self.delete_user_enabled,
+            verify_by_mail: self.delete_user_verify_by_mail,
+            lifetime: std::time::Duration::from_secs(self.delete_user_token_expires_in),
+        }
+    }
+
+    pub fn reset_settings(&self) -> crate::password_reset::Settings {
+        crate::password_reset::Settings {
+            lifetime: std::time::Duration::from_secs(self.reset_password_expires_in),
+            revoke_sessions: self.reset_password_revoke_sessions,
+            default_page: self.reset_password_page.clone(),
+        }
     }
 
     pub fn username_rules(&self) -> crate::username::UsernameRules {

@@ -21,6 +21,7 @@ impl From<User> for pb::User {
             banned: user.banned,
             ban_reason: user.ban_reason,
             ban_expires_unix_ms: user.ban_expires.map(|t| t.timestamp_millis()),
+            language: user.language,
         }
     }
 }

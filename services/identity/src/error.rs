@@ -37,6 +37,12 @@ impl From<ErrorCode> for IdentityError {
     }
 }
 
+impl From<Failure> for IdentityError {
+    fn from(failure: Failure) -> Self {
+        IdentityError::Refused(failure)
+    }
+}
+
 impl From<DbError> for IdentityError {
     fn from(error: DbError) -> Self {
         IdentityError::internal("storage", base::INTERNAL_SERVER_ERROR, error)

@@ -9,10 +9,13 @@ pub mod admin;
 pub mod config;
 pub mod convert;
 pub mod email_password;
+pub mod email_verification;
 pub mod error;
 pub mod password;
+pub mod password_reset;
 pub mod user;
 pub mod username;
+pub mod verification;
 
 use gatehouse_kit::db::Migrations;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
@@ -44,7 +47,7 @@ pub const SERVICE: ServicePart = ServicePart {
 async fn start(
     db: gatehouse_kit::db::Db,
     context: Context,
-    _shutdown: CancellationToken,
+    shutdown: CancellationToken,
 ) -> Result<GrpcServices, BoxError> {
     let config = IdentityConfig::from_env(&context.env)?;
     tracing::info!(?config, "identity configuration");
@@ -65,19 +68,51 @@ async fn start(
     .with_throttle(throttle)
     .with_sign_in_budget(config.sign_in_hash_budget())
     .with_username_rules(config.username_rules())
-    .with_banned_message(&config.admin_banned_user_message);
+    .with_banned_message(&config.admin_banned_user_message)
+    .with_email_verification(email_verification::EmailVerification::new(
+        db.clone(),
+        config.verification_settings(),
+    ));
+    let verification =
+        email_verification::EmailVerification::new(db.clone(), config.verification_settings());
+    let resets =
+        password_reset::PasswordReset::new(db.clone(), rules.clone(), config.reset_settings());
+    spawn_link_sweeper(db.clone(), shutdown.clone());
     let admin = admin::Admin::new(
         db.clone(),
         rules.clone(),
         config.username_rules(),
         config.admin_settings()?,
     );
-    let accounts = account::Accounts::new(db.clone(), rules.clone(), config.username_rules());
+    let accounts = account::Accounts::new(db.clone(), rules.clone(), config.username_rules())
+        .with_delete_settings(config.delete_settings());
     let usernames = username::Usernames::new(db.clone(), config.username_rules(), rules.clone());
     Ok(GrpcServices::new()
         .serve(user::grpc::server(user::Users::new(db)))
         .serve(email_password::grpc::server(rules))
         .serve(account::grpc::server(accounts))
         .serve(username::grpc::server(usernames))
-        .serve(admin::grpc::server(admin)))
+        .serve(admin::grpc::server(admin))
+        .serve(email_verification::grpc::server(verification))
+        .serve(password_reset::grpc::server(resets)))
+}
+
+/// Expired links are kept a day (a click answers `TOKEN_EXPIRED` rather than `INVALID_TOKEN`),
+/// then deleted, hourly.
+fn spawn_link_sweeper(db: gatehouse_kit::db::Db, shutdown: CancellationToken) {
+    const INTERVAL: std::time::Duration = std::time::Duration::from_secs(3600);
+    tokio::spawn(async move {
+        loop {
+            let before = gatehouse_kit::ids::now() - chrono::Duration::days(1);
+            match verification::store::delete_expired(&db, before).await {
+                Ok(0) => {}
+                Ok(count) => tracing::info!(count, "deleted expired mailed links"),
+                Err(error) => tracing::warn!(%error, "expired-link sweep failed"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(INTERVAL) => {}
+                _ = shutdown.cancelled() => break,
+            }
+        }
+    });
 }

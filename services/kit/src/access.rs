@@ -74,6 +74,22 @@ impl Role {
     }
 }
 
+/// Roles by name from configuration's JSON: `{"support": {"user": ["list", "get"]}}`. The
+/// error says which role is wrong and why.
+pub fn roles_from_json(raw: &str) -> Result<BTreeMap<String, Role>, String> {
+    let value: Value = serde_json::from_str(raw).map_err(|e| e.to_string())?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| "expected an object of roles".to_string())?;
+    object
+        .iter()
+        .map(|(name, statements)| {
+            let role = Role::from_json(statements).map_err(|e| format!("role {name}: {e}"))?;
+            Ok((name.clone(), role))
+        })
+        .collect()
+}
+
 impl Request {
     /// `resource: [actions]` pairs, all required.
     pub fn all<'a>(wanted: impl IntoIterator<Item = (&'a str, &'a [&'a str])>) -> Self {

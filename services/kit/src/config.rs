@@ -64,6 +64,13 @@ impl fmt::Display for SecretUrl {
     }
 }
 
+/// `BASE_URL` when unset: the public origin of the gateway, which the web app, cookies and
+/// every link in a mail are built on.
+pub const DEFAULT_BASE_URL: &str = "http://localhost:3000";
+
+/// Where the gateway serves better-auth's routes, below `BASE_URL` (mailed links point here).
+pub const AUTH_BASE_PATH: &str = "/api/auth";
+
 /// Reads settings from the process environment (or from a fixed map in tests), with overrides
 /// layered on top (standalone mode tells each part where the others listen this way).
 #[derive(Clone, Default)]

@@ -186,12 +186,18 @@ impl DatabaseSettings {
     }
 }
 
-/// The gRPC services one process serves, with their names for the health service.
+/// The gRPC services one process serves, with their names for the health service, and the
+/// background work that must finish before the database closes at shutdown.
 #[derive(Default)]
 pub struct GrpcServices {
     pub(crate) routes: tonic::service::Routes,
     pub(crate) names: Vec<&'static str>,
+    pub(crate) background: Vec<tokio::task::JoinHandle<()>>,
 }
+
+/// How long shutdown waits for background work (a batch of mail being sent) before it closes
+/// the database anyway.
+const BACKGROUND_DRAIN: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl GrpcServices {
     pub fn new() -> Self {
@@ -213,6 +219,13 @@ impl GrpcServices {
     {
         self.names.push(S::NAME);
         self.routes = self.routes.add_service(service);
+        self
+    }
+
+    /// `task` (which stops on the shutdown token) finishes what it is doing before the
+    /// database closes: work done but not recorded would be done again.
+    pub fn drain(mut self, task: tokio::task::JoinHandle<()>) -> Self {
+        self.background.push(task);
         self
     }
 }
@@ -274,10 +287,19 @@ where
         shutdown.clone(),
     );
     let (token, limits) = (context.service_token.clone(), context.http);
-    let services = start(db.clone(), context, shutdown.clone())
+    let mut services = start(db.clone(), context, shutdown.clone())
         .await
         .map_err(ServeError::Start)?;
+    let background = std::mem::take(&mut services.background);
     crate::server::serve_grpc(listener, services, token, limits, shutdown).await?;
+    for task in background {
+        if tokio::time::timeout(BACKGROUND_DRAIN, task).await.is_err() {
+            tracing::warn!(
+                service = name,
+                "background work still running at shutdown; closing anyway"
+            );
+        }
+    }
     db.close().await;
     Ok(())
 }

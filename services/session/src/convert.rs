@@ -18,6 +18,8 @@ impl From<Session> for pb::Session {
             user_agent: session.user_agent,
             remember_me: session.remember_me,
             impersonated_by: session.impersonated_by,
+            active_organization_id: session.active_organization_id,
+            active_team_id: session.active_team_id,
         }
     }
 }
@@ -35,6 +37,8 @@ impl From<pb::Session> for Session {
             user_agent: session.user_agent,
             remember_me: session.remember_me,
             impersonated_by: session.impersonated_by,
+            active_organization_id: session.active_organization_id,
+            active_team_id: session.active_team_id,
         }
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
-use gatehouse_proto::events::SESSION_USER_EVENTS;
+use gatehouse_proto::events::{SESSION_ORGANIZATION_EVENTS, SESSION_USER_EVENTS};
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
@@ -68,9 +68,19 @@ async fn start(
     spawn_sweeper(sessions.clone(), shutdown.clone());
     Consumer {
         queue: SESSION_USER_EVENTS.name,
-        db,
+        db: db.clone(),
         bus: context.bus.clone(),
         handler: Arc::new(session::events::UserEvents {
+            cache: sessions.cache().clone(),
+        }),
+        retry: RetryPolicy::default(),
+    }
+    .spawn(shutdown.clone());
+    Consumer {
+        queue: SESSION_ORGANIZATION_EVENTS.name,
+        db,
+        bus: context.bus.clone(),
+        handler: Arc::new(session::events::OrganizationEvents {
             cache: sessions.cache().clone(),
         }),
         retry: RetryPolicy::default(),

@@ -25,6 +25,7 @@ pub struct Stack {
     pub base: String,
     pub identity_addr: std::net::SocketAddr,
     pub session_addr: std::net::SocketAddr,
+    pub organization_addr: std::net::SocketAddr,
     /// Metrics and health.
     pub ops_addr: std::net::SocketAddr,
     /// What calls to the services must carry.
@@ -59,9 +60,12 @@ impl Stack {
             ("GATEWAY_LISTEN", "127.0.0.1:0"),
             ("IDENTITY_LISTEN", "127.0.0.1:0"),
             ("SESSION_LISTEN", "127.0.0.1:0"),
+            ("MAILER_LISTEN", "127.0.0.1:0"),
+            ("ORGANIZATION_LISTEN", "127.0.0.1:0"),
             ("GATEWAY_OPS_LISTEN", "127.0.0.1:0"),
             ("RATE_LIMIT_MAX", "100000"),
             ("RATE_LIMIT_SIGN_IN_MAX", "100000"),
+            ("RATE_LIMIT_EMAIL_MAX", "100000"),
             ("HASH_POOL_SIZE", "2"),
         ]
         .into_iter()
@@ -70,22 +74,32 @@ impl Stack {
         for (k, v) in extra {
             vars.insert(k.to_string(), v.to_string());
         }
-        // The base URL must name the port the gateway really got: bind it first.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        drop(listener);
-        vars.insert("GATEWAY_LISTEN".into(), format!("127.0.0.1:{port}"));
-        vars.entry("BASE_URL".into())
-            .or_insert_with(|| format!("http://localhost:{port}"));
-        let origin = vars["BASE_URL"].trim_end_matches('/').to_string();
-        let env = Env::from_pairs(vars);
         let _ = gatehouse_kit::telemetry::init("test", &Env::from_pairs([("RUST_LOG", "warn")]));
         let shutdown = CancellationToken::new();
-        let running = gatehouse::standalone::start(&env, shutdown.clone())
-            .await
-            .expect("standalone stack starts");
+        // The base URL must name the port the gateway really gets, so the port is picked here.
+        // Another test may take it between that pick and the gateway's bind: pick again then.
+        let mut attempts = 0;
+        let (running, origin) = loop {
+            attempts += 1;
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .unwrap()
+                .port();
+            let mut vars = vars.clone();
+            vars.insert("GATEWAY_LISTEN".into(), format!("127.0.0.1:{port}"));
+            vars.entry("BASE_URL".into())
+                .or_insert_with(|| format!("http://localhost:{port}"));
+            let origin = vars["BASE_URL"].trim_end_matches('/').to_string();
+            match gatehouse::standalone::start(&Env::from_pairs(vars), shutdown.clone()).await {
+                Ok(running) => break (running, origin),
+                Err(gatehouse::standalone::StandaloneError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::AddrInUse && attempts < 5 => {}
+                Err(e) => panic!("standalone stack starts: {e:?}"),
+            }
+        };
         let base = format!("http://{}/api/auth", running.gateway_addr);
         let (identity_addr, session_addr) = (running.addr("identity"), running.addr("session"));
+        let organization_addr = running.addr("organization");
         let (ops_addr, service_token) = (running.ops_addr, running.service_token.clone());
         tokio::spawn(running.wait());
         let http = reqwest::Client::builder()
@@ -96,6 +110,7 @@ impl Stack {
             base,
             identity_addr,
             session_addr,
+            organization_addr,
             ops_addr,
             service_token,
             origin,

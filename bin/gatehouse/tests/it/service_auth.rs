@@ -24,9 +24,7 @@ fn sign_up(email: &str) -> SignUpEmailRequest {
         name: "Mallory".into(),
         email: email.into(),
         password: PASSWORD.into(),
-        image: None,
-        username: None,
-        display_username: None,
+        ..Default::default()
     }
 }
 

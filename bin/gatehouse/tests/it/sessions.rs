@@ -191,11 +191,11 @@ async fn user_events_reach_the_next_get_session_in_standalone_mode() {
 }
 
 /// The session requirements on a route of their own (admin routes arrive with the admin issue):
-/// AdminSession answers 401 with an empty body, as better-auth's admin routes do.
+/// BareSession answers 401 with an empty body, as better-auth's admin routes do.
 #[tokio::test]
 async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
     use axum::routing::get;
-    use gatehouse_gateway::extract::{AdminSession, Input, NoInput};
+    use gatehouse_gateway::extract::{BareSession, Input, NoInput};
 
     let stack = Stack::start(&[]).await;
     let up = stack.sign_up(&unique_email()).await;
@@ -211,7 +211,7 @@ async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
     let state =
         gatehouse_gateway::state(gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap())
             .unwrap();
-    async fn whoami(Input { auth, .. }: Input<NoInput, AdminSession>) -> String {
+    async fn whoami(Input { auth, .. }: Input<NoInput, BareSession>) -> String {
         auth.0.user.id
     }
     let app = axum::Router::new()

@@ -38,6 +38,7 @@ impl AccountService for Accounts {
             image,
             username: r.username,
             display_username: r.display_username,
+            language: r.language,
         };
         let user = Accounts::update_user(self, &r.user_id, update).await?;
         Ok(Response::new(pb::UpdateUserResponse {
@@ -92,5 +93,35 @@ impl AccountService for Accounts {
             account: Some(account.into()),
             profile_json: "{}".into(),
         }))
+    }
+
+    async fn delete_user(
+        &self,
+        request: Request<pb::DeleteUserRequest>,
+    ) -> Result<Response<pb::DeleteUserResponse>, Status> {
+        let r = request.into_inner();
+        require_user(&r.user_id)?;
+        let deleted = Accounts::delete_user(
+            self,
+            &r.user_id,
+            crate::account::Deletion {
+                password: r.password,
+                token: r.token,
+                fresh_session: r.fresh_session,
+                callback: r.callback_url,
+            },
+        )
+        .await?;
+        Ok(Response::new(pb::DeleteUserResponse { deleted }))
+    }
+
+    async fn confirm_delete_user(
+        &self,
+        request: Request<pb::ConfirmDeleteUserRequest>,
+    ) -> Result<Response<pb::ConfirmDeleteUserResponse>, Status> {
+        let r = request.into_inner();
+        require_user(&r.user_id)?;
+        Accounts::confirm_delete_user(self, &r.user_id, &r.token).await?;
+        Ok(Response::new(pb::ConfirmDeleteUserResponse {}))
     }
 }

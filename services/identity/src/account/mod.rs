@@ -11,6 +11,7 @@ use crate::email_password::{EmailPassword, store as credentials};
 use crate::error::IdentityError;
 use crate::user::User;
 use crate::username::UsernameRules;
+use crate::verification::{NewLink, Purpose, store as links};
 pub use store::{Account, ProfileChanges};
 
 /// What update-user asks for, before the username rules have run.
@@ -20,6 +21,36 @@ pub struct ProfileUpdate {
     pub image: Option<Option<String>>,
     pub username: Option<String>,
     pub display_username: Option<String>,
+    pub language: Option<i32>,
+}
+
+/// `DELETE_USER_*`: whether and how users delete their own account.
+#[derive(Clone, Debug)]
+pub struct DeleteSettings {
+    pub enabled: bool,
+    /// Deletion waits for a link mailed to the user.
+    pub verify_by_mail: bool,
+    /// How long that link works.
+    pub lifetime: std::time::Duration,
+}
+
+impl Default for DeleteSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            verify_by_mail: false,
+            lifetime: std::time::Duration::from_secs(86_400),
+        }
+    }
+}
+
+/// What `POST /delete-user` offers as proof.
+#[derive(Clone, Debug, Default)]
+pub struct Deletion {
+    pub password: Option<String>,
+    pub token: Option<String>,
+    pub fresh_session: bool,
+    pub callback: Option<String>,
 }
 
 #[derive(Clone)]
@@ -27,6 +58,7 @@ pub struct Accounts {
     db: Db,
     credentials: EmailPassword,
     usernames: UsernameRules,
+    deletion: DeleteSettings,
 }
 
 impl Accounts {
@@ -35,7 +67,94 @@ impl Accounts {
             db,
             credentials,
             usernames,
+            deletion: DeleteSettings::default(),
         }
+    }
+
+    pub fn with_delete_settings(self, deletion: DeleteSettings) -> Self {
+        Self { deletion, ..self }
+    }
+
+    /// `POST /delete-user` (§8.16): a given password must be right; a mailed token deletes at
+    /// once; with verification by mail a link is mailed (`Ok(false)`); otherwise the password
+    /// or a fresh session is enough. `Ok(true)`: deleted.
+    pub async fn delete_user(&self, user_id: &str, proof: Deletion) -> Result<bool, IdentityError> {
+        if !self.deletion.enabled {
+            return Err(base::NOT_FOUND.into());
+        }
+        let password = proof.password.filter(|p| !p.is_empty());
+        if let Some(password) = &password {
+            let credential = credentials::credential_of(&self.db, user_id)
+                .await?
+                .ok_or(base::USER_NOT_FOUND)?;
+            let Some(stored) = credential.password_hash else {
+                return Err(base::CREDENTIAL_ACCOUNT_NOT_FOUND.into());
+            };
+            if !self
+                .credentials
+                .hasher()
+                .verify(password, &stored)
+                .await?
+                .valid
+            {
+                return Err(base::INVALID_PASSWORD.into());
+            }
+        }
+        if let Some(token) = proof.token.filter(|t| !t.is_empty()) {
+            self.confirm_delete_user(user_id, &token).await?;
+            return Ok(true);
+        }
+        if self.deletion.verify_by_mail {
+            let user = crate::user::store::get(&self.db, user_id)
+                .await?
+                .ok_or(base::USER_NOT_FOUND)?;
+            let link = NewLink {
+                purpose: Purpose::DeleteAccount,
+                user: &user,
+                to: &user.email,
+                new_email: None,
+                lifetime: self.deletion.lifetime,
+                path: "/delete-user/callback",
+                query: &[("callbackURL", proof.callback.as_deref().unwrap_or("/"))],
+            }
+            .build();
+            let mut tx = self.db.begin().await?;
+            link.write(&mut tx).await?;
+            tx.commit().await?;
+            return Ok(false);
+        }
+        if password.is_none() && !proof.fresh_session {
+            return Err(base::SESSION_EXPIRED.into());
+        }
+        self.delete(user_id).await?;
+        Ok(true)
+    }
+
+    /// Deletes the user with one of their unexpired mailed deletion links.
+    pub async fn confirm_delete_user(
+        &self,
+        user_id: &str,
+        token: &str,
+    ) -> Result<(), IdentityError> {
+        if !self.deletion.enabled {
+            return Err(base::NOT_FOUND.with_message("Not found").into());
+        }
+        let invalid = || IdentityError::from(base::INVALID_TOKEN.with_status(404));
+        let found = links::find(&self.db, token, &[Purpose::DeleteAccount])
+            .await?
+            .ok_or_else(invalid)?;
+        if found.expired() || found.user_id != user_id {
+            return Err(invalid());
+        }
+        self.delete(user_id).await
+    }
+
+    async fn delete(&self, user_id: &str) -> Result<(), IdentityError> {
+        if !crate::user::store::delete(&self.db, user_id).await? {
+            return Err(base::USER_NOT_FOUND.into());
+        }
+        tracing::info!(user_id, "user deleted their account");
+        Ok(())
     }
 
     /// Changes the profile (§8.11, §9.3): a new username is checked, normalised and must not
@@ -64,6 +183,7 @@ impl Accounts {
             image: update.image,
             username,
             display_username: update.display_username,
+            language: update.language.map(crate::user::language).transpose()?,
         };
         if changes.is_empty() {
             return Err(IdentityError::Refused(Failure::message_only(

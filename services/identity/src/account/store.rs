@@ -20,6 +20,8 @@ pub struct ProfileChanges {
     /// Already checked and normalised.
     pub username: Option<String>,
     pub display_username: Option<String>,
+    /// Already checked.
+    pub language: Option<i32>,
 }
 
 impl ProfileChanges {
@@ -58,6 +60,9 @@ pub async fn update_profile(
     }
     if let Some(display_username) = changes.display_username {
         columns.push(("display_username", display_username.into()));
+    }
+    if let Some(language) = changes.language {
+        columns.push(("language", language.into()));
     }
     let event = OutboxEvent::new(&UserUpdated {
         user_id: user_id.to_string(),

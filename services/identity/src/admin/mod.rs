@@ -194,6 +194,14 @@ impl Admin {
                 image: text("image"),
                 username,
                 display_username,
+                language: new
+                    .data
+                    .get("language")
+                    .and_then(Value::as_i64)
+                    .and_then(|code| i32::try_from(code).ok())
+                    .map(crate::user::language)
+                    .transpose()?
+                    .unwrap_or(gatehouse_kit::language::Language::DEFAULT.code()),
             },
             hash.as_deref(),
             credentials::Extras {
@@ -207,6 +215,7 @@ impl Admin {
                         .map(|t| t.to_utc())
                 }),
             },
+            |_| None,
         )
         .await;
         match created {
@@ -518,7 +527,7 @@ impl Admin {
         if user_id == actor_id {
             return Err(codes::YOU_CANNOT_REMOVE_YOURSELF.into());
         }
-        if !store::remove(&self.db, user_id).await? {
+        if !crate::user::store::delete(&self.db, user_id).await? {
             return Err(base::USER_NOT_FOUND.into());
         }
         tracing::info!(actor = actor_id, user_id, "user removed");

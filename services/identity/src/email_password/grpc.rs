@@ -27,10 +27,13 @@ impl EmailPasswordService for EmailPassword {
                 image: r.image,
                 username: r.username,
                 display_username: r.display_username,
+                language: r.language,
+                callback_url: r.callback_url,
             })
             .await?;
         Ok(Response::new(pb::SignUpEmailResponse {
-            user: Some(user.into()),
+            user: Some(user.user.into()),
+            sign_in: user.sign_in,
         }))
     }
 

@@ -11,6 +11,7 @@ use gatehouse_kit::validate::{is_valid_email, normalize_email};
 
 use std::sync::Arc;
 
+use crate::email_verification::EmailVerification;
 use crate::error::IdentityError;
 use crate::password::{HashError, Hasher};
 use crate::user::User;
@@ -30,11 +31,14 @@ pub struct EmailPassword {
     usernames: UsernameRules,
     /// What a banned user is told (`ADMIN_BANNED_USER_MESSAGE`).
     banned_message: Arc<str>,
+    /// Whether sign-up mails a verification link and sign-in waits for one to be used.
+    verification: EmailVerification,
 }
 
 /// better-auth's `bannedUserMessage` default.
 pub const BANNED_MESSAGE: &str = "You have been banned from this application. Please contact support if you believe this is an error.";
 
+#[derive(Default)]
 pub struct SignUp {
     pub name: String,
     pub email: String,
@@ -42,12 +46,23 @@ pub struct SignUp {
     pub image: Option<String>,
     pub username: Option<String>,
     pub display_username: Option<String>,
+    /// A platform language code; `None`: English.
+    pub language: Option<i32>,
+    /// Where the verification mail's link leads.
+    pub callback_url: Option<String>,
+}
+
+/// A sign-up's outcome.
+pub struct SignedUp {
+    pub user: User,
+    /// False while the address must be verified first: no session.
+    pub sign_in: bool,
 }
 
 impl EmailPassword {
     pub fn new(db: Db, hasher: Hasher, min_password: usize, max_password: usize) -> Self {
         Self {
-            db,
+            db: db.clone(),
             hasher,
             min_password,
             max_password,
@@ -55,6 +70,15 @@ impl EmailPassword {
             sign_in_budget: usize::MAX,
             usernames: UsernameRules::default(),
             banned_message: BANNED_MESSAGE.into(),
+            verification: EmailVerification::new(db, Default::default()),
+        }
+    }
+
+    /// Sign-up's verification mail and sign-in's wait for it (`REQUIRE_EMAIL_VERIFICATION`).
+    pub fn with_email_verification(self, verification: EmailVerification) -> Self {
+        Self {
+            verification,
+            ..self
         }
     }
 
@@ -138,7 +162,7 @@ impl EmailPassword {
         }
     }
 
-    pub async fn sign_up(&self, request: SignUp) -> Result<User, IdentityError> {
+    pub async fn sign_up(&self, request: SignUp) -> Result<SignedUp, IdentityError> {
         // The username plugin's checks come first, as its before-hook does (§9.3).
         let (username, display_username) = self
             .usernames
@@ -156,6 +180,10 @@ impl EmailPassword {
             return Err(base::INVALID_EMAIL.into());
         }
         self.check_password_length(&request.password, true)?;
+        let language = match request.language {
+            Some(code) => crate::user::language(code)?,
+            None => gatehouse_kit::language::Language::DEFAULT.code(),
+        };
         let hash = self
             .hasher
             .hash(&request.password)
@@ -170,15 +198,37 @@ impl EmailPassword {
             image: request.image,
             username,
             display_username,
+            language,
         };
-        match store::create_user(&self.db, new, &hash).await {
+        let settings = self.verification.settings();
+        let sign_in = !settings.required;
+        let mail = |user: &User| {
+            settings.on_sign_up.then(|| {
+                self.verification
+                    .link(user, request.callback_url.as_deref())
+            })
+        };
+        let synthetic = (!sign_in).then(|| {
+            User::new(
+                new.name.clone(),
+                new.email.clone(),
+                new.image.clone(),
+                gatehouse_kit::ids::now(),
+            )
+        });
+        let created =
+            store::create_user_with(&self.db, new, Some(&hash), Default::default(), mail).await;
+        match created {
             Ok(user) => {
                 tracing::info!(user_id = %user.id, "user signed up");
-                Ok(user)
+                Ok(SignedUp { user, sign_in })
             }
-            Err(store::CreateError::EmailTaken) => {
-                Err(base::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.into())
-            }
+            // With verification required the answer never says the address is taken
+            // (better-auth §7.6): a user that does not exist, and no session.
+            Err(store::CreateError::EmailTaken) => match synthetic {
+                Some(user) => Ok(SignedUp { user, sign_in }),
+                None => Err(base::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.into()),
+            },
             Err(store::CreateError::UsernameTaken) => {
                 Err(username_codes::USERNAME_IS_ALREADY_TAKEN.into())
             }
@@ -237,6 +287,14 @@ impl EmailPassword {
         }
         if verification.needs_rehash {
             self.upgrade_hash(&account_row_id, password).await;
+        }
+        if self.verification.settings().required && !user.email_verified {
+            // A fresh link with the refusal, so the user has one that works.
+            let link = self.verification.link(&user, None);
+            if let Err(error) = self.verification.send_link(&link).await {
+                tracing::error!(%error, "a verification mail could not be queued");
+            }
+            return Err(base::EMAIL_NOT_VERIFIED.into());
         }
         // Only a caller who proved the password learns of a ban.
         self.admit_banned(user).await

@@ -1,6 +1,6 @@
 //! Users with their credential account: created together, read together at sign-in.
 
-use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::db::{Db, DbError, Tx, query};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::UserCreated;
@@ -28,6 +28,8 @@ pub struct NewUser {
     /// Already checked and normalised.
     pub username: Option<String>,
     pub display_username: Option<String>,
+    /// The platform's language code (already checked).
+    pub language: i32,
 }
 
 /// What an admin may set beyond a sign-up's fields (better-auth's create-user `role`, `data`).
@@ -53,22 +55,24 @@ pub enum CreateError {
 
 /// Creates the user, their credential account and the `user.created` event, atomically.
 pub async fn create_user(db: &Db, new: NewUser, password_hash: &str) -> Result<User, CreateError> {
-    create_user_with(db, new, Some(password_hash), Extras::default()).await
+    create_user_with(db, new, Some(password_hash), Extras::default(), |_| None).await
 }
 
-/// Creates the user (with a credential account when there is a password) and the
-/// `user.created` event, atomically.
+/// Creates the user (with a credential account when there is a password), the `user.created`
+/// event and the link `mail` makes for the new user (a verification), atomically.
 pub async fn create_user_with(
     db: &Db,
     new: NewUser,
     password_hash: Option<&str>,
     extras: Extras,
+    mail: impl FnOnce(&User) -> Option<crate::verification::Link>,
 ) -> Result<User, CreateError> {
     let now = ids::now();
     let defaults = User::new(new.name, new.email, new.image, now);
     let user = User {
         username: new.username,
         display_username: new.display_username,
+        language: new.language,
         role: extras.role.unwrap_or(defaults.role.clone()),
         email_verified: extras.email_verified,
         banned: extras.banned,
@@ -88,8 +92,8 @@ pub async fn create_user_with(
         let mut tx = db.begin().await?;
         query(
             "INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at, \
-             username, display_username, role, banned, ban_reason, ban_expires) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+             username, display_username, role, banned, ban_reason, ban_expires, language) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         )
         .bind(user.id.as_str())
         .bind(user.name.as_str())
@@ -104,6 +108,7 @@ pub async fn create_user_with(
         .bind(user.banned)
         .bind(user.ban_reason.clone())
         .bind(user.ban_expires)
+        .bind(user.language)
         .execute(&mut tx)
         .await?;
         if let Some(password_hash) = password_hash {
@@ -122,6 +127,9 @@ pub async fn create_user_with(
             .await?;
         }
         tx.enqueue(&event).await?;
+        if let Some(link) = mail(&user) {
+            link.write(&mut tx).await?;
+        }
         tx.commit().await
     }
     .await;
@@ -192,5 +200,40 @@ pub async fn set_password_hash(
         .bind(account_row_id)
         .execute(db)
         .await?;
+    Ok(())
+}
+
+/// Sets the user's password in `tx`: replaces the credential account's, or creates one for a
+/// user who only had social accounts (as better-auth's reset-password does).
+pub async fn set_credential(
+    tx: &mut Tx,
+    user_id: &str,
+    password_hash: &str,
+) -> Result<(), DbError> {
+    let now = ids::now();
+    let updated = query(
+        "UPDATE accounts SET password = $1, updated_at = $2 WHERE user_id = $3 AND provider_id = $4",
+    )
+    .bind(password_hash)
+    .bind(now)
+    .bind(user_id)
+    .bind(CREDENTIAL_PROVIDER)
+    .execute(&mut *tx)
+    .await?;
+    if updated == 0 {
+        query(
+            "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(ids::new_id())
+        .bind(user_id)
+        .bind(CREDENTIAL_PROVIDER)
+        .bind(user_id)
+        .bind(password_hash)
+        .bind(now)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    }
     Ok(())
 }

@@ -21,4 +21,14 @@ impl UserService for Users {
             user: Some(user.into()),
         }))
     }
+
+    async fn get_user_by_email(
+        &self,
+        request: Request<pb::GetUserByEmailRequest>,
+    ) -> Result<Response<pb::GetUserByEmailResponse>, Status> {
+        let user = self.get_by_email(&request.into_inner().email).await?;
+        Ok(Response::new(pb::GetUserByEmailResponse {
+            user: Some(user.into()),
+        }))
+    }
 }

@@ -20,8 +20,10 @@ async fn a_user(t: &crate::common::Setup, email: &str, username: Option<&str>) -
             image: Some("https://img.example.com/a.png".into()),
             username: username.map(str::to_string),
             display_username: None,
+            ..Default::default()
         })
         .await
+        .map(|signed_up| signed_up.user)
         .unwrap()
         .id
 }
@@ -186,6 +188,7 @@ async fn set_password_only_for_a_user_without_one(#[case] backend: Backend) {
             image: None,
             username: None,
             display_username: None,
+            language: 3,
         },
         "placeholder",
     )

@@ -5,5 +5,6 @@ mod account;
 mod admin;
 mod common;
 mod email_password;
+mod mail_links;
 mod schema;
 mod username;

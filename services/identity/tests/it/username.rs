@@ -17,6 +17,7 @@ fn sign_up(email: &str, username: Option<&str>, display: Option<&str>) -> SignUp
         image: None,
         username: username.map(str::to_string),
         display_username: display.map(str::to_string),
+        ..Default::default()
     }
 }
 
@@ -30,6 +31,7 @@ async fn a_username_is_stored_lowercased_and_unique_ignoring_case(#[case] backen
         .rules
         .sign_up(sign_up("u1@example.com", Some("Alice_1"), None))
         .await
+        .map(|signed_up| signed_up.user)
         .unwrap();
     assert_eq!(user.username.as_deref(), Some("alice_1"));
     assert_eq!(user.display_username.as_deref(), Some("Alice_1"));
@@ -42,14 +44,16 @@ async fn a_username_is_stored_lowercased_and_unique_ignoring_case(#[case] backen
     let taken = t
         .rules
         .sign_up(sign_up("u2@example.com", Some("ALICE_1"), None))
-        .await;
+        .await
+        .map(|signed_up| signed_up.user);
     assert_eq!(refused_status(&taken), 400);
     assert_eq!(refused(taken), codes::USERNAME_IS_ALREADY_TAKEN.code());
     // A display form alone, valid as a username, is taken the same way.
     let via_display = t
         .rules
         .sign_up(sign_up("u3@example.com", None, Some("alice_1")))
-        .await;
+        .await
+        .map(|signed_up| signed_up.user);
     assert_eq!(
         refused(via_display),
         codes::USERNAME_IS_ALREADY_TAKEN.code()
@@ -62,7 +66,8 @@ async fn a_username_is_stored_lowercased_and_unique_ignoring_case(#[case] backen
         let result = t
             .rules
             .sign_up(sign_up("u4@example.com", Some(raw), None))
-            .await;
+            .await
+            .map(|signed_up| signed_up.user);
         assert_eq!(refused_status(&result), 400, "{backend:?}: 400 on sign-up");
         assert_eq!(refused(result), code.code());
     }
@@ -83,6 +88,7 @@ async fn sign_in_by_username_finds_any_case_and_fails_alike(#[case] backend: Bac
         .rules
         .sign_up(sign_up("bob@example.com", Some("Bob.B"), None))
         .await
+        .map(|signed_up| signed_up.user)
         .unwrap();
     let signed_in = t.usernames.sign_in("BOB.b", PASSWORD).await.unwrap();
     assert_eq!(signed_in.id, user.id);
@@ -121,6 +127,7 @@ async fn availability_ignores_case_and_refuses_invalid_names_with_422(#[case] ba
     t.rules
         .sign_up(sign_up("carol@example.com", Some("carol"), None))
         .await
+        .map(|signed_up| signed_up.user)
         .unwrap();
     assert!(!t.usernames.is_available("CAROL").await.unwrap());
     assert!(t.usernames.is_available("carol2").await.unwrap());

@@ -4,3 +4,4 @@
 mod cache;
 mod db;
 mod events;
+mod service;

@@ -1,13 +1,15 @@
-//! What the session service does with identity's user events (queue `session.user-events`):
-//! a changed user's cached sessions are dropped, so the next `get-session` reads the user
-//! afresh; a deleted or banned user's sessions are deleted. A cache that cannot be reached fails the
-//! event, which is then retried.
+//! What the session service does with other services' events. Identity's user events (queue
+//! `session.user-events`): a changed user's cached sessions are dropped, so the next
+//! `get-session` reads the user afresh; a deleted or banned user's sessions are deleted. The
+//! organization service's `organization.deleted` (queue `session.organization-events`):
+//! sessions that had it active lose it. A cache that cannot be reached fails the event, which
+//! is then retried.
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
 use gatehouse_kit::db::Tx;
 use gatehouse_proto::events::Event;
-use gatehouse_proto::events::v1::{UserBanned, UserDeleted, UserUpdated};
+use gatehouse_proto::events::v1::{OrganizationDeleted, UserBanned, UserDeleted, UserUpdated};
 use prost::Message as _;
 
 use super::cache::SessionCache;
@@ -39,6 +41,26 @@ impl Handler for UserEvents {
                     }
                 }
                 other => tracing::debug!(topic = other, "not a user event this queue handles"),
+            }
+            Ok(())
+        })
+    }
+}
+
+pub struct OrganizationEvents {
+    pub cache: SessionCache,
+}
+
+impl Handler for OrganizationEvents {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            if message.topic != OrganizationDeleted::TOPIC {
+                tracing::debug!(topic = %message.topic, "not an event this queue handles");
+                return Ok(());
+            }
+            let event = OrganizationDeleted::decode(message.payload.as_slice())?;
+            for token in store::forget_organization(tx, &event.organization_id).await? {
+                self.cache.evict(&token).await?;
             }
             Ok(())
         })

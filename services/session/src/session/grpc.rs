@@ -5,6 +5,7 @@ use gatehouse_proto::session::v1 as pb;
 use gatehouse_proto::session::v1::session_service_server::{SessionService, SessionServiceServer};
 use tonic::{Request, Response, Status};
 
+use super::store::ActiveChange;
 use super::{NewSession, Sessions};
 
 pub fn server(sessions: Sessions) -> SessionServiceServer<Sessions> {
@@ -117,5 +118,20 @@ impl SessionService for Sessions {
         }
         Sessions::evict_user(self, &r.user_id).await?;
         Ok(Response::new(pb::EvictUserResponse {}))
+    }
+
+    async fn set_active(
+        &self,
+        request: Request<pb::SetActiveRequest>,
+    ) -> Result<Response<pb::SetActiveResponse>, Status> {
+        let r = request.into_inner();
+        let change = ActiveChange {
+            organization: r.organization.map(|active| active.id),
+            team: r.team.map(|active| active.id),
+        };
+        let session = Sessions::set_active(self, &r.token, &change).await?;
+        Ok(Response::new(pb::SetActiveResponse {
+            session: session.map(Into::into),
+        }))
     }
 }

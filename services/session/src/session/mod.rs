@@ -37,6 +37,9 @@ pub struct Session {
     pub remember_me: bool,
     /// The admin who started this impersonation session, if it is one.
     pub impersonated_by: Option<String>,
+    /// Organization plugin: the organization and team the user is working in.
+    pub active_organization_id: Option<String>,
+    pub active_team_id: Option<String>,
 }
 
 /// A session found for a token, with its user as the identity service describes them.
@@ -111,6 +114,8 @@ impl Sessions {
             // An impersonation session never slides.
             remember_me: new.remember_me && new.impersonation.is_none(),
             impersonated_by: new.impersonation.map(|(admin, _)| admin),
+            active_organization_id: None,
+            active_team_id: None,
         };
         store::insert(&self.db, &session).await.map_err(|error| {
             SessionError::internal("creating a session", base::FAILED_TO_CREATE_SESSION, error)
@@ -218,6 +223,26 @@ impl Sessions {
             self.cache.bury(token).await;
         }
         Ok(tokens.len())
+    }
+
+    /// Changes the active organization and/or team of the live session of `token`; `None` when
+    /// there is none. The cached copy goes, so the next read (on any replica) shows the change.
+    pub async fn set_active(
+        &self,
+        token: &str,
+        change: &store::ActiveChange,
+    ) -> Result<Option<Session>, SessionError> {
+        let Some(session) = store::set_active(&self.db, token, change, ids::now()).await? else {
+            return Ok(None);
+        };
+        self.cache.evict(token).await.map_err(|error| {
+            SessionError::internal(
+                "evicting a cached session",
+                base::INTERNAL_SERVER_ERROR,
+                error,
+            )
+        })?;
+        Ok(Some(session))
     }
 
     /// Drops the cached copies of every session of `user_id`, so their next read fetches the

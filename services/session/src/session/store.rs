@@ -11,14 +11,15 @@ use super::Session;
 macro_rules! columns {
     () => {
         "id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me, \
-         impersonated_by"
+         impersonated_by, active_organization_id, active_team_id"
     };
 }
 
 pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
     query(
         "INSERT INTO sessions (id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me, \
-         impersonated_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+         impersonated_by, active_organization_id, active_team_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(session.id.as_str())
     .bind(session.token.as_str())
@@ -30,6 +31,8 @@ pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
     .bind(session.user_agent.as_str())
     .bind(session.remember_me)
     .bind(session.impersonated_by.clone())
+    .bind(session.active_organization_id.clone())
+    .bind(session.active_team_id.clone())
     .execute(db)
     .await?;
     Ok(())
@@ -65,6 +68,56 @@ pub async fn list_for_user(
         .fetch_all(db),
     }
     .await
+}
+
+/// A new value for each of the session's active organization and team: `None` leaves one as
+/// it is, `Some(None)` clears it.
+#[derive(Clone, Debug, Default)]
+pub struct ActiveChange {
+    pub organization: Option<Option<String>>,
+    pub team: Option<Option<String>>,
+}
+
+/// Applies `change` to the live session of `token`; `None` when there is none.
+pub async fn set_active(
+    db: &Db,
+    token: &str,
+    change: &ActiveChange,
+    now: DateTime<Utc>,
+) -> Result<Option<Session>, DbError> {
+    // One statement whichever fields change: a CASE keeps a field that is not being set.
+    const SQL: &str = concat!(
+        "UPDATE sessions SET \
+         active_organization_id = CASE WHEN $1 THEN $2 ELSE active_organization_id END, \
+         active_team_id = CASE WHEN $3 THEN $4 ELSE active_team_id END, \
+         updated_at = $5 WHERE token = $6 AND expires_at > $5 RETURNING ",
+        columns!()
+    );
+    query(SQL)
+        .bind(change.organization.is_some())
+        .bind(change.organization.clone().flatten())
+        .bind(change.team.is_some())
+        .bind(change.team.clone().flatten())
+        .bind(now)
+        .bind(token)
+        .fetch_optional(db)
+        .await
+}
+
+/// Every session whose active organization is `organization_id` loses it (and its team);
+/// returns their tokens.
+pub async fn forget_organization(
+    tx: &mut Tx,
+    organization_id: &str,
+) -> Result<Vec<String>, DbError> {
+    let rows: Vec<(String,)> = query(
+        "UPDATE sessions SET active_organization_id = NULL, active_team_id = NULL \
+         WHERE active_organization_id = $1 RETURNING token",
+    )
+    .bind(organization_id)
+    .fetch_all(tx)
+    .await?;
+    Ok(rows.into_iter().map(|(token,)| token).collect())
 }
 
 /// Slides the expiry; `false` when the session no longer exists (revoked meanwhile).

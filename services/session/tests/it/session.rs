@@ -16,6 +16,7 @@ use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use gatehouse_session::MIGRATIONS;
 use gatehouse_session::config::Lifetimes;
 use gatehouse_session::session::cache::{SessionCache, key as cache_key};
+use gatehouse_session::session::store::ActiveChange;
 use gatehouse_session::session::{NewSession, Sessions, store};
 use rstest::rstest;
 use tokio_util::sync::CancellationToken;
@@ -73,8 +74,7 @@ async fn a_user(identity_url: &str) -> String {
         ),
         password: "Correct-Horse-9".into(),
         image: None,
-        username: None,
-        display_username: None,
+        ..Default::default()
     };
     // The service may still be starting: retry briefly.
     for _ in 0..50 {
@@ -651,4 +651,73 @@ async fn a_banned_user_has_no_session_and_an_admins_impersonations_end_with_thei
         "{backend:?}: read afresh, the banned user's session is refused"
     );
     assert_eq!(rows(sessions.db()).await, 0, "{backend:?}: and deleted");
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn the_active_organization_and_team_change_and_the_next_read_shows_it(
+    #[case] backend: Backend,
+) {
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(604_800_000, 86_400_000)).await;
+    let created = sessions.create(new_session(&user_id, true)).await.unwrap();
+    assert_eq!(created.active_organization_id, None);
+    // Cached before the change: the change must not be hidden behind the cached copy.
+    sessions.get(&created.token, false).await.unwrap().unwrap();
+
+    let both = ActiveChange {
+        organization: Some(Some("org-1".into())),
+        team: Some(Some("team-1".into())),
+    };
+    let changed = sessions
+        .set_active(&created.token, &both)
+        .await
+        .unwrap()
+        .expect("a live session");
+    assert_eq!(changed.active_organization_id.as_deref(), Some("org-1"));
+    assert_eq!(changed.active_team_id.as_deref(), Some("team-1"));
+    assert_eq!(changed.id, created.id);
+    let read = sessions.get(&created.token, false).await.unwrap().unwrap();
+    assert_eq!(
+        read.session, changed,
+        "{backend:?}: read back, not the cached copy"
+    );
+
+    // The team alone changes; the organization stays.
+    let team_only = ActiveChange {
+        organization: None,
+        team: Some(None),
+    };
+    let changed = sessions
+        .set_active(&created.token, &team_only)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed.active_organization_id.as_deref(), Some("org-1"));
+    assert_eq!(changed.active_team_id, None);
+    assert_eq!(
+        sessions
+            .get(&created.token, false)
+            .await
+            .unwrap()
+            .unwrap()
+            .session
+            .active_team_id,
+        None
+    );
+
+    // An unknown or revoked token changes nothing and says so.
+    assert_eq!(
+        sessions.set_active(&"B".repeat(32), &both).await.unwrap(),
+        None
+    );
+    sessions.revoke(&created.token, None).await.unwrap();
+    assert_eq!(
+        sessions.set_active(&created.token, &both).await.unwrap(),
+        None
+    );
 }
