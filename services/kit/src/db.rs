@@ -158,9 +158,14 @@ impl Db {
     }
 
     /// Starts a transaction. Events enqueued in it are published after it commits.
+    ///
+    /// On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`): a deferred transaction
+    /// that reads and then writes fails with "database is locked" when another connection
+    /// wrote in between, without waiting (the busy timeout cannot help a lock upgrade), while
+    /// an immediate one waits its turn.
     pub async fn begin(&self) -> Result<Tx, DbError> {
         let inner = match &self.pool {
-            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin().await?),
+            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
             Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
         };
         Ok(Tx {

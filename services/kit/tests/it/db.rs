@@ -213,3 +213,47 @@ async fn the_parity_check_sees_a_difference() {
     assert_ne!(left, right);
     assert_eq!(left.tables["x"].primary_key, right.tables["x"].primary_key);
 }
+
+/// Transactions that read and then write, at once: each waits its turn and commits. (SQLite's
+/// deferred `BEGIN` failed the later writers with "database is locked" instead of waiting.)
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn concurrent_read_then_write_transactions_all_commit(#[case] backend: Backend) {
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&NONE).await;
+    query("CREATE TABLE counter (id TEXT PRIMARY KEY, n BIGINT NOT NULL)")
+        .execute(&db)
+        .await
+        .unwrap();
+    query("INSERT INTO counter (id, n) VALUES ('c', 0)")
+        .execute(&db)
+        .await
+        .unwrap();
+    let writers = (0..6).map(|_| {
+        let db = db.clone();
+        tokio::spawn(async move {
+            let mut tx = db.begin().await?;
+            let (_seen,): (i64,) = query("SELECT n FROM counter WHERE id = 'c'")
+                .fetch_one(&mut tx)
+                .await?;
+            // Let the others read in the meantime.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            query("UPDATE counter SET n = n + 1 WHERE id = 'c'")
+                .execute(&mut tx)
+                .await?;
+            tx.commit().await
+        })
+    });
+    for writer in futures_util::future::join_all(writers).await {
+        writer
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{backend:?}: a writer failed: {e}"));
+    }
+    let (n,): (i64,) = query("SELECT n FROM counter WHERE id = 'c'")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(n, 6, "{backend:?}");
+}
