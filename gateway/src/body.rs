@@ -295,6 +295,24 @@ fn check_field(
         ));
         return;
     }
+    // An inline object (`#[schema(inline)]`: update-team's `data`) is checked field by field,
+    // its fields named by their path (`[body.data.name]`), as zod does.
+    if let (Value::Object(fields), Some(object)) = (value, object)
+        && !object.properties.is_empty()
+    {
+        let location = format!("{location}.{name}");
+        for (field, property) in &object.properties {
+            check_field(
+                &location,
+                field,
+                property,
+                fields.get(field),
+                &object.required,
+                issues,
+            );
+        }
+        return;
+    }
     let (Value::String(text), Some(object)) = (value, object) else {
         return;
     };
@@ -384,11 +402,46 @@ mod tests {
         callback_url: Option<String>,
     }
 
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[allow(dead_code)]
+    struct Nested {
+        id: String,
+        #[schema(inline)]
+        data: NestedData,
+    }
+
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[allow(dead_code)]
+    struct NestedData {
+        #[schema(min_length = 1)]
+        name: Option<String>,
+        count: u32,
+    }
+
     fn message(error: ApiError) -> (String, String) {
         let ApiError::Failure(failure) = error else {
             panic!("expected a failure")
         };
         (failure.code().to_string(), failure.message().to_string())
+    }
+
+    #[test]
+    fn inline_objects_are_checked_field_by_field_under_their_path() {
+        let body = json!({ "id": "x", "data": { "name": "" } });
+        let (_, text) = message(validate::<Nested>("body", Some(&body)).unwrap_err());
+        assert_eq!(
+            text,
+            "[body.data.name] Too small: expected string to have >=1 characters; \
+             [body.data.count] Invalid input: expected number, received undefined"
+        );
+        let body = json!({ "id": "x" });
+        let (_, text) = message(validate::<Nested>("body", Some(&body)).unwrap_err());
+        assert_eq!(
+            text,
+            "[body.data] Invalid input: expected object, received undefined"
+        );
+        let body = json!({ "id": "x", "data": { "count": 2 } });
+        assert!(validate::<Nested>("body", Some(&body)).is_ok());
     }
 
     #[test]
