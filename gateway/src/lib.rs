@@ -33,6 +33,7 @@ use gatehouse_proto::mailer::v1::mailbox_service_client::MailboxServiceClient;
 use gatehouse_proto::organization::v1::invitation_service_client::InvitationServiceClient;
 use gatehouse_proto::organization::v1::member_service_client::MemberServiceClient;
 use gatehouse_proto::organization::v1::organization_service_client::OrganizationServiceClient;
+use gatehouse_proto::organization::v1::team_service_client::TeamServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -77,7 +78,8 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         )?),
         organizations: OrganizationServiceClient::new(organization.clone()),
         members: MemberServiceClient::new(organization.clone()),
-        invitations: InvitationServiceClient::new(organization),
+        invitations: InvitationServiceClient::new(organization.clone()),
+        teams: TeamServiceClient::new(organization),
         config,
     }))
 }

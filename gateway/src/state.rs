@@ -16,6 +16,7 @@ use gatehouse_proto::mailer::v1::mailbox_service_client::MailboxServiceClient;
 use gatehouse_proto::organization::v1::invitation_service_client::InvitationServiceClient;
 use gatehouse_proto::organization::v1::member_service_client::MemberServiceClient;
 use gatehouse_proto::organization::v1::organization_service_client::OrganizationServiceClient;
+use gatehouse_proto::organization::v1::team_service_client::TeamServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
 use crate::config::GatewayConfig;
@@ -42,6 +43,7 @@ pub struct Shared {
     pub organizations: OrganizationServiceClient<ServiceChannel>,
     pub members: MemberServiceClient<ServiceChannel>,
     pub invitations: InvitationServiceClient<ServiceChannel>,
+    pub teams: TeamServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }
 

@@ -108,6 +108,12 @@ pub struct StatusResponse {
     pub status: bool,
 }
 
+/// Routes that answer with a sentence only (`{"message": "Team removed successfully."}`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MessageResponse {
+    pub message: &'static str,
+}
+
 /// `POST /sign-in/email` and `/sign-in/username`: `url` only when a callbackURL was given.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct SignInResponse {

@@ -75,6 +75,11 @@ pub mod events {
         v1::MemberRemoved => "member.removed",
         v1::InvitationCreated => "invitation.created",
         v1::InvitationStatusChanged => "invitation.status-changed",
+        v1::TeamCreated => "team.created",
+        v1::TeamUpdated => "team.updated",
+        v1::TeamRemoved => "team.removed",
+        v1::TeamMemberAdded => "team-member.added",
+        v1::TeamMemberRemoved => "team-member.removed",
     }
 
     /// A consumer's durable queue and the topics bound to it.
@@ -91,10 +96,11 @@ pub mod events {
         topics: &["user.updated", "user.deleted", "user.banned"],
     };
 
-    /// Sessions lose an organization that was deleted as their active one.
+    /// Sessions lose an organization that was deleted, or a team that was removed, as their
+    /// active one.
     pub const SESSION_ORGANIZATION_EVENTS: Queue = Queue {
         name: "session.organization-events",
-        topics: &["organization.deleted"],
+        topics: &["organization.deleted", "team.removed"],
     };
 
     /// The organization service removes a deleted user's memberships, and an organization

@@ -76,7 +76,7 @@ fn roles(role: Option<&Value>) -> Result<Vec<String>, ApiError> {
 }
 
 /// better-auth coerces `userId` to a string (`5` is the user "5", which does not exist).
-fn user_id(value: &Value) -> String {
+pub(super) fn user_id(value: &Value) -> String {
     match value {
         Value::String(id) => id.clone(),
         other => other.to_string(),

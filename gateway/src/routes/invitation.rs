@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use super::Group;
 use super::admin::RoleValue;
-use super::organization::caller;
+use super::organization::{caller, reissue};
 use crate::error::ApiError;
 use crate::extract::{Input, MaybeSession, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
@@ -106,7 +106,7 @@ pub struct AcceptedInvitation {
     responses((status = 200, body = AcceptedInvitation, description = "`{invitation, member}`"), SignedInBodyErrors))]
 async fn accept_invitation(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<InvitationIdBody, Session>,
+    Input { body, auth, meta }: Input<InvitationIdBody, Session>,
 ) -> Result<Reply, ApiError> {
     let accepted = state
         .invitations
@@ -117,10 +117,21 @@ async fn accept_invitation(
         })
         .await?
         .into_inner();
-    Ok(Reply::json(&AcceptedInvitation {
-        invitation: invitation_of(accepted.invitation)?,
+    let invitation = invitation_of(accepted.invitation)?;
+    // An invitation into exactly one team makes it the active team, and better-auth issues
+    // the session cookie again then (only then).
+    let one_team = invitation
+        .team_id
+        .as_deref()
+        .is_some_and(|teams| !teams.is_empty() && !teams.contains(','));
+    let mut reply = Reply::json(&AcceptedInvitation {
+        invitation,
         member: accepted.member.ok_or(base::INTERNAL_SERVER_ERROR)?.into(),
-    }))
+    });
+    if one_team {
+        reply.set_cookies(reissue(&state, &meta, &auth).await?);
+    }
+    Ok(reply)
 }
 
 #[derive(Serialize, ToSchema)]

@@ -14,6 +14,7 @@ mod meta;
 mod organization;
 mod password_reset;
 mod session;
+mod team;
 mod username;
 
 use std::collections::HashMap;
@@ -80,6 +81,7 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
         organization::router(),
         member::router(),
         invitation::router(),
+        team::router(),
         meta::router(),
     ];
     let mut rules = HashMap::new();

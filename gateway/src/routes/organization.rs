@@ -20,7 +20,9 @@ use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::session_cookies;
 use crate::state::AppState;
-use crate::wire::organization::{CreatedOrganization, FullOrganization, Member, Organization};
+use crate::wire::organization::{
+    CreatedOrganization, FullOrganization, Member, Organization, Team,
+};
 use crate::wire::{SessionWithUser, StatusResponse};
 
 pub fn router() -> Group {
@@ -40,6 +42,7 @@ pub(super) fn caller(session: &Session) -> Option<pb::Caller> {
         user_id: session.user.id.clone(),
         session_token: session.session.token.clone(),
         active_organization_id: session.session.active_organization_id.clone(),
+        active_team_id: session.session.active_team_id.clone(),
         email: session.user.email.clone(),
         email_verified: session.user.email_verified,
     })
@@ -285,7 +288,7 @@ async fn get_full_organization(
         organization: Organization::stored(organization),
         members: full.members.into_iter().map(Into::into).collect(),
         invitations: full.invitations.into_iter().map(Into::into).collect(),
-        teams: full.teams.into_iter().map(Into::into).collect(),
+        teams: full.teams.into_iter().map(Team::counted).collect(),
     }))
 }
 
@@ -339,7 +342,7 @@ async fn set_active(
 }
 
 /// The session cookies again, read back from the session service after a change to it.
-async fn reissue(
+pub(super) async fn reissue(
     state: &AppState,
     meta: &RequestMeta,
     caller: &Session,

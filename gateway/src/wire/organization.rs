@@ -141,11 +141,13 @@ pub struct Team {
     pub organization_id: String,
     pub created_at: String,
     pub updated_at: Option<String>,
-    /// How many members the team has (better-auth 1.7 shows it in a full organization).
-    pub member_count: u32,
+    /// How many members the team has: better-auth 1.7 shows it in a full organization only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member_count: Option<u32>,
 }
 
 impl From<pb::Team> for Team {
+    /// As the team routes show a team: without its member count.
     fn from(team: pb::Team) -> Self {
         Self {
             id: team.id,
@@ -153,7 +155,39 @@ impl From<pb::Team> for Team {
             organization_id: team.organization_id,
             created_at: iso(team.created_at_unix_ms),
             updated_at: team.updated_at_unix_ms.map(iso),
-            member_count: team.member_count,
+            member_count: None,
+        }
+    }
+}
+
+impl Team {
+    /// As a full organization shows its teams: with their member counts.
+    pub fn counted(team: pb::Team) -> Self {
+        let member_count = Some(team.member_count);
+        Self {
+            member_count,
+            ..team.into()
+        }
+    }
+}
+
+/// A user's place in a team.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamMember {
+    pub id: String,
+    pub team_id: String,
+    pub user_id: String,
+    pub created_at: String,
+}
+
+impl From<pb::TeamMember> for TeamMember {
+    fn from(member: pb::TeamMember) -> Self {
+        Self {
+            id: member.id,
+            team_id: member.team_id,
+            user_id: member.user_id,
+            created_at: iso(member.created_at_unix_ms),
         }
     }
 }

@@ -53,12 +53,20 @@ pub struct Rules {
     /// `INVITATION_PAGE` (default `/accept-invitation/`): the web app's page a mailed
     /// invitation opens, the invitation's id appended.
     pub invitation_page: String,
+    /// `TEAM_LIMIT` (default none): teams per organization.
+    pub team_limit: Option<u32>,
+    /// `TEAM_MEMBER_LIMIT` (default none): members per team.
+    pub team_member_limit: Option<u32>,
+    /// `TEAM_ALLOW_REMOVING_ALL` (default false): an organization's last team may be removed.
+    pub allow_removing_all_teams: bool,
 }
 
 impl OrganizationConfig {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         use gatehouse_proto::{identity, session};
         let limit = env.parse::<u32>("ORGANIZATION_LIMIT", 0)?;
+        let team_limit = env.parse::<u32>("TEAM_LIMIT", 0)?;
+        let team_member_limit = env.parse::<u32>("TEAM_MEMBER_LIMIT", 0)?;
         let raw_roles = env.string("ORGANIZATION_ROLES", "");
         let custom = if raw_roles.trim().is_empty() {
             Default::default()
@@ -86,6 +94,9 @@ impl OrganizationConfig {
                 invitation_requires_verified_email: env
                     .bool("INVITATION_REQUIRE_EMAIL_VERIFICATION", false)?,
                 invitation_page: env.string("INVITATION_PAGE", DEFAULT_INVITATION_PAGE),
+                team_limit: (team_limit > 0).then_some(team_limit),
+                team_member_limit: (team_member_limit > 0).then_some(team_member_limit),
+                allow_removing_all_teams: env.bool("TEAM_ALLOW_REMOVING_ALL", false)?,
             },
         })
     }
@@ -105,6 +116,9 @@ impl Default for Rules {
             cancel_pending_on_reinvite: false,
             invitation_requires_verified_email: false,
             invitation_page: DEFAULT_INVITATION_PAGE.to_string(),
+            team_limit: None,
+            team_member_limit: None,
+            allow_removing_all_teams: false,
         }
     }
 }

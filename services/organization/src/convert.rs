@@ -5,7 +5,7 @@ use gatehouse_proto::organization::v1 as pb;
 use crate::invitation::{Details, Invitation};
 use crate::member::{ListedMember, Member};
 use crate::organization::Organization;
-use crate::team::Team;
+use crate::team::{Team, TeamMember};
 
 impl From<Organization> for pb::Organization {
     fn from(o: Organization) -> Self {
@@ -73,6 +73,17 @@ impl From<Team> for pb::Team {
             created_at_unix_ms: t.created_at.timestamp_millis(),
             updated_at_unix_ms: t.updated_at.map(|at| at.timestamp_millis()),
             member_count: u32::try_from(t.member_count).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+impl From<TeamMember> for pb::TeamMember {
+    fn from(m: TeamMember) -> Self {
+        pb::TeamMember {
+            id: m.id,
+            team_id: m.team_id,
+            user_id: m.user_id,
+            created_at_unix_ms: m.created_at.timestamp_millis(),
         }
     }
 }

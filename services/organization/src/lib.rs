@@ -1,8 +1,8 @@
 //! The organization service: organizations, their members, invitations and teams, and who may
 //! do what in them (better-auth's organization plugin with teams). One folder per capability,
 //! each matching a proto service and a gateway route group of the same name: `organization/`
-//! (OrganizationService); `member/`, `invitation/` and `team/` hold their tables and grow
-//! their own services. `permission` is the one check every rule uses; `convert` the one place
+//! (OrganizationService), `member/` (MemberService), `invitation/` (InvitationService) and
+//! `team/` (TeamService). `permission` is the one check every rule uses; `convert` the one place
 //! domain types become proto messages.
 
 pub mod config;
@@ -52,9 +52,10 @@ pub struct Capabilities {
     pub organizations: organization::Organizations,
     pub members: member::Members,
     pub invitations: invitation::Invitations,
+    pub teams: team::Teams,
 }
 
-/// The organization, member and invitation rules over `db`, reading users from `IDENTITY_URL` and setting
+/// The organization, member, invitation and team rules over `db`, reading users from `IDENTITY_URL` and setting
 /// sessions' active organization through `SESSION_URL`.
 pub fn capabilities(db: Db, context: &Context) -> Result<Capabilities, BoxError> {
     let config = OrganizationConfig::from_env(&context.env)?;
@@ -71,7 +72,8 @@ pub fn capabilities(db: Db, context: &Context) -> Result<Capabilities, BoxError>
             peers.clone(),
         ),
         members: member::Members::new(db.clone(), config.rules.clone(), peers.clone()),
-        invitations: invitation::Invitations::new(db, config.rules, peers),
+        invitations: invitation::Invitations::new(db.clone(), config.rules.clone(), peers.clone()),
+        teams: team::Teams::new(db, config.rules, peers),
     })
 }
 
@@ -92,5 +94,6 @@ async fn start(
     Ok(GrpcServices::new()
         .serve(organization::grpc::server(capabilities.organizations))
         .serve(member::grpc::server(capabilities.members))
-        .serve(invitation::grpc::server(capabilities.invitations)))
+        .serve(invitation::grpc::server(capabilities.invitations))
+        .serve(team::grpc::server(capabilities.teams)))
 }

@@ -88,4 +88,22 @@ impl Peers {
             .map_err(|status| Failure::from_status(&status))?;
         Ok(())
     }
+
+    /// Sets (or clears) the caller's session's active team, leaving its organization as is.
+    pub async fn set_active_team(
+        &self,
+        caller: &Caller,
+        team: Option<String>,
+    ) -> Result<(), Failure> {
+        self.sessions
+            .clone()
+            .set_active(session_pb::SetActiveRequest {
+                token: caller.session_token.clone(),
+                organization: None,
+                team: Some(session_pb::ActiveId { id: team }),
+            })
+            .await
+            .map_err(|status| Failure::from_status(&status))?;
+        Ok(())
+    }
 }

@@ -274,8 +274,10 @@ impl Invitations {
             .as_deref()
             .map(|ids| ids.split(',').filter(|id| !id.is_empty()).collect())
             .unwrap_or_default();
-        for team_id in &team_ids {
-            team::store::add_member(&mut tx, team_id, &caller.user_id, now).await?;
+        // A microsecond apart, so the user's teams list in the order the invitation named them.
+        for (joined, team_id) in (0..).zip(&team_ids) {
+            let at = now + chrono::Duration::microseconds(joined);
+            team::store::add_member(&mut tx, team_id, &caller.user_id, at).await?;
         }
         tx.enqueue(&member::added_event(&member)).await?;
         tx.enqueue(&status_changed(&accepted)).await?;

@@ -138,3 +138,28 @@ pub async fn extend(
         .fetch_optional(tx)
         .await
 }
+
+/// Pending invitations of the organization stop naming a removed team (their `team_id` is a
+/// comma-separated list: rewritten here rather than matched in SQL).
+pub async fn forget_team(tx: &mut Tx, organization_id: &str, team_id: &str) -> Result<(), DbError> {
+    let rows: Vec<(String, String)> = query(
+        "SELECT id, team_id FROM invitations WHERE organization_id = $1 \
+         AND status = 'pending' AND team_id IS NOT NULL",
+    )
+    .bind(organization_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    for (id, teams) in rows {
+        let kept: Vec<&str> = teams.split(',').filter(|t| *t != team_id).collect();
+        if kept.len() == teams.split(',').count() {
+            continue;
+        }
+        let kept = (!kept.is_empty()).then(|| kept.join(","));
+        query("UPDATE invitations SET team_id = $1 WHERE id = $2")
+            .bind(kept)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
+}

@@ -20,6 +20,7 @@ pub fn caller(caller: Option<pb::Caller>) -> Result<Caller, Status> {
             user_id: c.user_id,
             session_token: c.session_token,
             active_organization_id: c.active_organization_id.filter(|id| !id.is_empty()),
+            active_team_id: c.active_team_id.filter(|id| !id.is_empty()),
             email: c.email,
             email_verified: c.email_verified,
         }),

@@ -37,6 +37,7 @@ pub struct Caller {
     pub user_id: String,
     pub session_token: String,
     pub active_organization_id: Option<String>,
+    pub active_team_id: Option<String>,
     /// The user's email (lower-cased) and whether it is verified.
     pub email: String,
     pub email_verified: bool,

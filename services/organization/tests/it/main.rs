@@ -7,3 +7,4 @@ mod member;
 mod organization;
 mod schema;
 mod support;
+mod team;

@@ -12,6 +12,7 @@ use gatehouse_organization::config::Rules;
 use gatehouse_organization::member::Members;
 use gatehouse_organization::organization::{Caller, Organizations};
 use gatehouse_organization::peers::Peers;
+use gatehouse_organization::team::Teams;
 use gatehouse_proto::identity::v1::SignUpEmailRequest;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
@@ -109,6 +110,11 @@ impl Services {
         (organizations, members, database)
     }
 
+    /// The team rules over the database `organizations` uses.
+    pub fn teams(&self, organizations: &Organizations, rules: Rules) -> Teams {
+        Teams::new(organizations.db().clone(), rules, self.peers())
+    }
+
     /// The identity and session clients the rules use.
     pub fn peers(&self) -> Peers {
         let channel = |url: &str| gatehouse_kit::client::lazy_channel(url, &token()).unwrap();
@@ -168,6 +174,7 @@ impl Services {
             user_id,
             session_token: session.token,
             active_organization_id: None,
+            active_team_id: None,
             email: request.email.clone(),
             email_verified: false,
         };
@@ -175,7 +182,7 @@ impl Services {
     }
 
     /// The caller's session as the session service has it now (what the gateway reads on the
-    /// next request), with the active organization carried over into the caller.
+    /// next request), with the active organization and team carried over into the caller.
     pub async fn refresh(&self, caller: &mut Caller) -> session_pb::Session {
         let session = self
             .sessions()
@@ -189,6 +196,7 @@ impl Services {
             .session
             .expect("a live session");
         caller.active_organization_id = session.active_organization_id.clone();
+        caller.active_team_id = session.active_team_id.clone();
         session
     }
 }

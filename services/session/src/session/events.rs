@@ -1,15 +1,17 @@
 //! What the session service does with other services' events. Identity's user events (queue
 //! `session.user-events`): a changed user's cached sessions are dropped, so the next
 //! `get-session` reads the user afresh; a deleted or banned user's sessions are deleted. The
-//! organization service's `organization.deleted` (queue `session.organization-events`):
-//! sessions that had it active lose it. A cache that cannot be reached fails the event, which
+//! organization service's `organization.deleted` and `team.removed` (queue
+//! `session.organization-events`): sessions that had it active lose it. A cache that cannot be reached fails the event, which
 //! is then retried.
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
 use gatehouse_kit::db::Tx;
 use gatehouse_proto::events::Event;
-use gatehouse_proto::events::v1::{OrganizationDeleted, UserBanned, UserDeleted, UserUpdated};
+use gatehouse_proto::events::v1::{
+    OrganizationDeleted, TeamRemoved, UserBanned, UserDeleted, UserUpdated,
+};
 use prost::Message as _;
 
 use super::cache::SessionCache;
@@ -54,12 +56,21 @@ pub struct OrganizationEvents {
 impl Handler for OrganizationEvents {
     fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
         Box::pin(async move {
-            if message.topic != OrganizationDeleted::TOPIC {
-                tracing::debug!(topic = %message.topic, "not an event this queue handles");
-                return Ok(());
-            }
-            let event = OrganizationDeleted::decode(message.payload.as_slice())?;
-            for token in store::forget_organization(tx, &event.organization_id).await? {
+            let payload = message.payload.as_slice();
+            let tokens = match message.topic.as_str() {
+                OrganizationDeleted::TOPIC => {
+                    let event = OrganizationDeleted::decode(payload)?;
+                    store::forget_organization(tx, &event.organization_id).await?
+                }
+                TeamRemoved::TOPIC => {
+                    store::forget_team(tx, &TeamRemoved::decode(payload)?.team_id).await?
+                }
+                other => {
+                    tracing::debug!(topic = other, "not an event this queue handles");
+                    return Ok(());
+                }
+            };
+            for token in tokens {
                 self.cache.evict(&token).await?;
             }
             Ok(())

@@ -120,6 +120,17 @@ pub async fn forget_organization(
     Ok(rows.into_iter().map(|(token,)| token).collect())
 }
 
+/// Every session whose active team is `team_id` loses it; returns their tokens.
+pub async fn forget_team(tx: &mut Tx, team_id: &str) -> Result<Vec<String>, DbError> {
+    let rows: Vec<(String,)> = query(
+        "UPDATE sessions SET active_team_id = NULL WHERE active_team_id = $1 RETURNING token",
+    )
+    .bind(team_id)
+    .fetch_all(tx)
+    .await?;
+    Ok(rows.into_iter().map(|(token,)| token).collect())
+}
+
 /// Slides the expiry; `false` when the session no longer exists (revoked meanwhile).
 pub async fn extend(
     db: &Db,
