@@ -39,7 +39,7 @@ fn number(value: Option<String>) -> Option<u32> {
     value?.trim().parse().ok()
 }
 
-fn nonempty(value: Option<String>) -> Option<String> {
+pub(super) fn nonempty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.is_empty())
 }
 

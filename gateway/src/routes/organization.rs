@@ -303,7 +303,7 @@ pub struct SetActiveBody {
 }
 
 /// `Some(Value::Null)` for an explicit `null`, where plain `Option` would say "absent".
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 

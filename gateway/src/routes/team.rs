@@ -13,7 +13,8 @@ use utoipa_axum::routes;
 
 use super::Group;
 use super::admin::user_id;
-use super::organization::{caller, reissue};
+use super::member::nonempty;
+use super::organization::{caller, present, reissue};
 use crate::error::ApiError;
 use crate::extract::{BareSession, Input, Session};
 use crate::openapi::{AdminErrors, SessionErrors, SignedInBodyErrors};
@@ -34,10 +35,6 @@ pub fn router() -> Group {
         .route(routes!(list_team_members), Policy::DEFAULT)
         .route(routes!(add_team_member), Policy::DEFAULT)
         .route(routes!(remove_team_member), Policy::DEFAULT)
-}
-
-fn nonempty(value: Option<String>) -> Option<String> {
-    value.filter(|v| !v.is_empty())
 }
 
 fn team(team: Option<pb::Team>) -> Result<Team, ApiError> {
@@ -175,11 +172,6 @@ pub struct SetActiveTeamBody {
     #[schema(value_type = Option<String>)]
     #[serde(default, deserialize_with = "present")]
     team_id: Option<Value>,
-}
-
-/// `Some(Value::Null)` for an explicit `null`, where plain `Option` would say "absent".
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
 }
 
 /// Makes one of the caller's teams (or none) the active team of their session, and issues
