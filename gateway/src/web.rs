@@ -2,7 +2,9 @@
 //! origin as `/api/auth`, so its session cookie needs no CORS.
 //!
 //! - Every route of the app is a folder with an `index.html` (Next's `trailingSlash`), so a
-//!   refresh or a deep link finds its page; `/account` redirects to `/account/`.
+//!   refresh or a deep link finds its page; `/account` redirects to `/account/`. A page whose
+//!   address carries an id (`/accept-invitation/<id>`, the mailed invitation) is served for
+//!   any id.
 //! - Hashed assets (`/_next/static/…`, their names change with their content) are cached for a
 //!   year; everything else is revalidated on each use (`no-cache` with `Last-Modified`).
 //! - The build writes `.br` and `.gz` siblings; a client that accepts one gets it.
@@ -19,6 +21,11 @@ use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
 use tower_http::services::{ServeDir, ServeFile};
+
+/// Pages whose address ends in an id the static export cannot know (the mailed invitation
+/// link, `/accept-invitation/<id>`): `/<page>/<id>` is served the page's own `index.html`,
+/// which reads the id from its address.
+const PAGES_WITH_AN_ID: &[&str] = &["accept-invitation"];
 
 /// Where Next puts content-hashed files.
 const HASHED_ASSETS: &str = "/_next/static/";
@@ -44,8 +51,20 @@ pub fn router(dir: &Path) -> Option<Router> {
         .precompressed_br()
         .precompressed_gzip()
         .not_found_service(not_found);
+    let mut router = Router::new();
+    for page in PAGES_WITH_AN_ID {
+        let index = dir.join(page).join("index.html");
+        if index.is_file() {
+            let page_file = ServeFile::new(index)
+                .precompressed_br()
+                .precompressed_gzip();
+            router = router
+                .route_service(&format!("/{page}/{{id}}"), page_file.clone())
+                .route_service(&format!("/{page}/{{id}}/"), page_file);
+        }
+    }
     Some(
-        Router::new()
+        router
             .fallback_service(files)
             .layer(axum::middleware::from_fn(move |request, next| {
                 headers(csp.clone(), request, next)
@@ -133,6 +152,10 @@ mod tests {
             "sign-in/index.html",
             b"<!doctype html><title>sign in</title>",
         );
+        write(
+            "accept-invitation/index.html",
+            b"<!doctype html><title>accept</title>",
+        );
         write("404.html", b"<!doctype html><title>not found</title>");
         write("404/index.html", b"<!doctype html><title>not found</title>");
         write("_next/static/chunks/app-1a2b.js", b"console.log('app')");
@@ -203,6 +226,16 @@ mod tests {
         let page = get(&app, "/sign-in/", None).await;
         assert_eq!(page.status(), StatusCode::OK);
         assert!(text(page).await.contains("sign in"));
+
+        // A mailed invitation's link: the accept page for any id, not a 404.
+        for path in ["/accept-invitation/AbC123", "/accept-invitation/AbC123/"] {
+            let page = get(&app, path, None).await;
+            assert_eq!(page.status(), StatusCode::OK, "{path}");
+            assert_eq!(header_of(&page, header::X_FRAME_OPTIONS), "DENY");
+            assert!(text(page).await.contains("accept"), "{path}");
+        }
+        let deeper = get(&app, "/accept-invitation/a/b", None).await;
+        assert_eq!(deeper.status(), StatusCode::NOT_FOUND);
 
         // Hashed assets: cached for a year, the gzip sibling for clients that take it.
         let script = get(&app, "/_next/static/chunks/app-1a2b.js", Some("gzip")).await;
