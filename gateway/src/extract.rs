@@ -123,6 +123,16 @@ impl RequestMeta {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Whether the request came with no body at all (not even `{}`): better-auth's object
+    /// schemas refuse that even when every field is optional, where the validator here reads
+    /// it as `{}`. A route whose empty body would act (delete-user) asks.
+    pub fn has_no_body(&self) -> bool {
+        self.headers
+            .get(header::CONTENT_LENGTH)
+            .is_none_or(|length| length == "0")
+            && !self.headers.contains_key(header::TRANSFER_ENCODING)
+    }
+
     /// better-auth coerces query flags with JavaScript truthiness: any non-empty value is true.
     pub fn query_flag(&self, key: &str) -> bool {
         self.query(key).is_some_and(|v| !v.is_empty())

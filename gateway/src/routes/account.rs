@@ -87,9 +87,17 @@ async fn deleted(state: &AppState, user_id: &str, mut reply: Reply) -> Result<Re
 async fn delete_user(
     State(state): State<AppState>,
     Input {
-        body, auth: caller, ..
+        body,
+        auth: caller,
+        meta,
     }: Input<DeleteUserBody, SignedIn>,
 ) -> Result<Reply, ApiError> {
+    // An empty POST must not delete an account (better-auth wants an object, even `{}`).
+    if meta.has_no_body() {
+        return Err(base::VALIDATION_ERROR
+            .with_message("[body] Invalid input: expected object, received undefined")
+            .into());
+    }
     let user_id = caller.user.id.clone();
     let answer = state
         .accounts

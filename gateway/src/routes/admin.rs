@@ -802,14 +802,7 @@ async fn has_permission(
     Input { body, meta, .. }: Input<HasPermissionBody>,
 ) -> Result<Reply, ApiError> {
     // No body at all fails both of better-auth's body shapes, and says so twice.
-    let no_body = meta
-        .headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .is_none_or(|length| length == "0")
-        && !meta
-            .headers
-            .contains_key(axum::http::header::TRANSFER_ENCODING);
-    if no_body {
+    if meta.has_no_body() {
         return Err(base::VALIDATION_ERROR
             .with_message(
                 "[body] Invalid input: expected object, received undefined; [body] Invalid input",

@@ -165,11 +165,17 @@ async fn verify_email(
     super::account::forget_cached_user(&state, &user.id).await;
     let mut reply = match &callback {
         Some(callback) => Reply::redirect(callback),
+        // The approval of a change of email changed nothing yet: better-auth answers the
+        // status alone, and issues no cookie.
+        None if verified.change_confirmed => Reply::json(&StatusResponse { status: true }),
         None => Reply::json(&VerifyEmailResponse {
             status: true,
             user: verified.email_changed.then(|| user.clone().into()),
         }),
     };
+    if verified.change_confirmed {
+        return Ok(reply);
+    }
     match caller {
         // The caller's cookies show the verified (or changed) address at once.
         Some(caller) if caller.user.id == user.id => {

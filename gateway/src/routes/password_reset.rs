@@ -119,9 +119,10 @@ async fn reset_password_link(
     )))
 }
 
-/// `callback` made absolute on `BASE_URL`, with `name=value` set in its query (replacing the
-/// same name, and dropping the other of `token`/`error`). An empty callback leads to the
-/// auth API's error page, as better-auth's does.
+/// `callback` made absolute on `BASE_URL`, with `name=value` set in its query as
+/// `URLSearchParams.set` does (in the place of the same name, else at the end), dropping the
+/// other of `token`/`error`. An empty callback leads to the auth API's error page, as
+/// better-auth's does.
 fn with_param(state: &AppState, callback: &str, (name, value): (&str, &str)) -> String {
     let base = &state.config.base_url;
     let target = if callback.is_empty() {
@@ -137,15 +138,20 @@ fn with_param(state: &AppState, callback: &str, (name, value): (&str, &str)) -> 
     } else {
         (name, value)
     };
-    let kept: Vec<(String, String)> = url
-        .query_pairs()
-        .filter(|(k, _)| k != "token" && k != "error")
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    url.query_pairs_mut()
-        .clear()
-        .extend_pairs(kept)
-        .append_pair(name, value);
+    let mut set = false;
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (k, v) in url.query_pairs() {
+        if k == name && !set {
+            pairs.push((k.into_owned(), value.to_string()));
+            set = true;
+        } else if k != "token" && k != "error" {
+            pairs.push((k.into_owned(), v.into_owned()));
+        }
+    }
+    if !set {
+        pairs.push((name.to_string(), value.to_string()));
+    }
+    url.query_pairs_mut().clear().extend_pairs(pairs);
     url.to_string()
 }
 

@@ -84,6 +84,10 @@ impl Accounts {
         }
         let password = proof.password.filter(|p| !p.is_empty());
         if let Some(password) = &password {
+            // Refused before any hash runs, as better-auth does.
+            if password.chars().count() > self.credentials.max_password() {
+                return Err(base::PASSWORD_TOO_LONG.into());
+            }
             let credential = credentials::credential_of(&self.db, user_id)
                 .await?
                 .ok_or(base::USER_NOT_FOUND)?;

@@ -62,6 +62,7 @@ impl EmailVerificationService for EmailVerification {
             user: Some(verified.user.into()),
             sign_in: verified.sign_in,
             email_changed: verified.email_changed,
+            change_confirmed: verified.change_confirmed,
         }))
     }
 }

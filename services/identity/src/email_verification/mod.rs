@@ -51,6 +51,8 @@ pub struct Verified {
     /// Start a session for a signed-out caller.
     pub sign_in: bool,
     pub email_changed: bool,
+    /// The current address approved a change of email (the new one's link is mailed).
+    pub change_confirmed: bool,
 }
 
 #[derive(Clone)]
@@ -188,6 +190,7 @@ impl EmailVerification {
                     user,
                     sign_in: false,
                     email_changed: false,
+                    change_confirmed: true,
                 })
             }
             p if p == Purpose::VerifyNewEmail.as_str() => {
@@ -197,12 +200,14 @@ impl EmailVerification {
                     user,
                     sign_in: false,
                     email_changed: true,
+                    change_confirmed: false,
                 })
             }
             _ if user.email_verified => Ok(Verified {
                 user,
                 sign_in: false,
                 email_changed: false,
+                change_confirmed: false,
             }),
             _ => {
                 let event = gatehouse_kit::outbox::OutboxEvent::new(&UserUpdated {
@@ -221,6 +226,7 @@ impl EmailVerification {
                     user,
                     sign_in: signed_out && self.settings.auto_sign_in,
                     email_changed: false,
+                    change_confirmed: false,
                 })
             }
         }
