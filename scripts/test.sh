@@ -44,18 +44,26 @@ npm ci --prefix web --no-audit --no-fund --silent
 
 step "live standalone stack (serves the web app and /api/auth to the next two steps)"
 cargo build --locked --bin gatehouse
+# start_stack DATA_DIR [VAR=value …]: a standalone Gatehouse on a free port with rate limits
+# raised (the suites sign in many times from one address); sets $port and $stack_pid.
+start_stack() {
+  local dir="$1"; shift
+  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  env DATA_DIR="$dir" WEB_DIR="$PWD/web/out" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
+    IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
+    RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RATE_LIMIT_EMAIL_MAX=100000 RUST_LOG=warn "$@" \
+    "$CARGO_TARGET_DIR/debug/gatehouse" standalone >"$dir/gatehouse.log" 2>&1 &
+  stack_pid=$!
+  for _ in $(seq 1 100); do
+    curl -fs "http://127.0.0.1:$port/api/auth/ok" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "gatehouse did not start:"; cat "$dir/gatehouse.log"; return 1
+}
 data_dir="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-DATA_DIR="$data_dir" WEB_DIR="$PWD/web/out" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
-  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
-  RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RATE_LIMIT_EMAIL_MAX=100000 RUST_LOG=warn \
-  "$CARGO_TARGET_DIR/debug/gatehouse" standalone >"$data_dir/gatehouse.log" 2>&1 &
-gatehouse_pid=$!
-trap 'kill $gatehouse_pid 2>/dev/null || true; rm -rf "$data_dir"' EXIT
-for _ in $(seq 1 100); do
-  curl -fs "http://127.0.0.1:$port/api/auth/ok" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+start_stack "$data_dir"
+gatehouse_pid=$stack_pid
+trap 'kill $gatehouse_pid $stack_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}"' EXIT
 export GATEHOUSE_URL="http://localhost:$port"
 # The admin tests make their admins with the same command an operator uses.
 export ADMIN_GRANT_CMD="DATA_DIR=$data_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse admin grant --email"
@@ -63,12 +71,20 @@ show_log() { echo "--- gatehouse log ---"; cat "$data_dir/gatehouse.log"; }
 
 step "better-auth client conformance (Node, better-auth 1.7.7)"
 npm ci --prefix tests/conformance --no-audit --no-fund --silent
-node --test tests/conformance/*.test.mjs || { show_log; exit 1; }
+node --test tests/conformance/*.test.mjs tests/conformance/mail-flows/*.test.mjs || { show_log; exit 1; }
 
 step "web app end to end (Playwright in Debian Chromium; failures keep screenshots in web/test-results/)"
 command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 (cd web && npx --no-install playwright test) || { show_log; exit 1; }
 kill "$gatehouse_pid"; wait "$gatehouse_pid" 2>/dev/null || true
+
+step "account deletion confirmed by mail (a stack with DELETE_USER_VERIFY_BY_MAIL=true)"
+mail_dir="$(mktemp -d)"
+start_stack "$mail_dir" DELETE_USER_VERIFY_BY_MAIL=true
+GATEHOUSE_URL="http://localhost:$port" DELETE_ACCOUNT_MAIL=1 node --test tests/conformance/mail-flows/delete-user.test.mjs ||
+  { cat "$mail_dir/gatehouse.log"; exit 1; }
+kill "$stack_pid"; wait "$stack_pid" 2>/dev/null || true
+rm -rf "$mail_dir"
 
 step "Kubernetes manifests (render, validate offline, one set per part)"
 command -v kubectl >/dev/null || { apt-get update -qq && apt-get install -y -qq kubectl >/dev/null; }

@@ -1,6 +1,6 @@
 // Small helpers shared by the mail-flow suites (moves with them into the main suite).
 import assert from "node:assert/strict";
-import { AUTH_URL, BASE_URL, PASSWORD, newBrowser, parseSetCookie, splitSigned, uniqueEmail } from "../helpers.mjs";
+import { AUTH_URL, BASE_URL, GATEHOUSE, PASSWORD, newBrowser, parseSetCookie, splitSigned, uniqueEmail } from "../helpers.mjs";
 import { latestMail } from "../mail.mjs";
 
 const SECURE = new URL(BASE_URL).protocol === "https:";
@@ -121,4 +121,11 @@ export function sessionCookieOf(res) {
   return { ...c, token: c.value ? splitSigned(c.value).value : "" };
 }
 
-export { AUTH_URL, BASE_URL, PASSWORD, newBrowser, uniqueEmail, latestMail };
+/**
+ * Gatehouse mails random tokens, stored hashed, where better-auth mails JWTs (verification and
+ * change of email) — the main README's "stricter" list. Its tokens are 32 letters and digits
+ * (a password reset's: 24).
+ */
+export const GATEHOUSE_TOKEN = /^[A-Za-z0-9]{32}$/;
+
+export { AUTH_URL, BASE_URL, GATEHOUSE, PASSWORD, newBrowser, uniqueEmail, latestMail };

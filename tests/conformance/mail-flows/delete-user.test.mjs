@@ -33,6 +33,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   AUTH_URL,
+  GATEHOUSE,
   DONT_REMEMBER_COOKIE,
   PASSWORD,
   SESSION_COOKIE,
@@ -201,9 +202,15 @@ describe("POST /delete-user: confirmed by mail (sendDeleteAccountVerification)",
   test("the token from the mail in POST /delete-user deletes; every session of the user dies", async () => {
     const u = await asked();
     const res = await deleteUser(u.b.jar, { token: u.mail.token });
-    // deleted, but 1.7.7 sends NO Set-Cookie here (the cookies are expired by the nested
-    // callback call, whose headers are dropped); the next get-session clears them
-    assertJson(res, 200, DELETED, "delete-user {token}");
+    if (GATEHOUSE) {
+      // Gatehouse expires the deleted user's cookies in this answer too.
+      assertJson(res, 200, DELETED, "delete-user {token}", { setsCookies: true });
+      assertCookiesCleared(res, "delete-user {token}");
+    } else {
+      // deleted, but 1.7.7 sends NO Set-Cookie here (the cookies are expired by the nested
+      // callback call, whose headers are dropped); the next get-session clears them
+      assertJson(res, 200, DELETED, "delete-user {token}");
+    }
     await assertGone(u);
 
     const v = await asked();
@@ -220,6 +227,12 @@ describe("POST /delete-user: confirmed by mail (sendDeleteAccountVerification)",
     assertJson(await callback({ token: u.mail.token }, other.b.jar), 404, INVALID_TOKEN, "another user");
     await assertAlive(u);
     await assertAlive(other);
+    if (GATEHOUSE) {
+      // Gatehouse refuses another user without using the link up: the owner's still works.
+      assertRedirect(await openLink(u.mail.url, u.b.jar), "/", "the owner, afterwards");
+      await assertGone(u);
+      return;
+    }
     // 1.7.7 consumes the token before comparing its user: the owner's link is dead now
     assertJson(await openLink(u.mail.url, u.b.jar), 404, INVALID_TOKEN, "the owner, afterwards");
     await assertAlive(u);
