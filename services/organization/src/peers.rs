@@ -1,6 +1,8 @@
 //! The services the organization rules ask: identity for members' users, session for a
 //! session's active organization and team.
 
+use std::collections::HashMap;
+
 use gatehouse_kit::client::ServiceChannel;
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_proto::identity::v1 as identity_pb;
@@ -10,6 +12,9 @@ use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
 use crate::member::{ListedMember, Member};
 use crate::organization::Caller;
+
+/// Identity's limit for one `GetUsers` call.
+const MAX_USERS_PER_CALL: usize = 1000;
 
 #[derive(Clone)]
 pub struct Peers {
@@ -60,14 +65,40 @@ impl Peers {
         }
     }
 
-    /// Members with their users (one a user identity no longer has shows none).
+    /// Members with their users (one a user identity no longer has shows none): one call to
+    /// identity for a whole page of members.
     pub async fn with_users(&self, members: Vec<Member>) -> Result<Vec<ListedMember>, Failure> {
-        let mut listed = Vec::with_capacity(members.len());
-        for member in members {
-            let user = self.user(&member.user_id).await?;
-            listed.push(ListedMember { member, user });
+        if members.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(listed)
+        let mut ids: Vec<String> = members.iter().map(|m| m.user_id.clone()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut users: HashMap<String, identity_pb::User> = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(MAX_USERS_PER_CALL) {
+            let found = self
+                .users
+                .clone()
+                .get_users(identity_pb::GetUsersRequest {
+                    ids: chunk.to_vec(),
+                })
+                .await
+                .map_err(|status| Failure::from_status(&status))?;
+            users.extend(
+                found
+                    .into_inner()
+                    .users
+                    .into_iter()
+                    .map(|u| (u.id.clone(), u)),
+            );
+        }
+        Ok(members
+            .into_iter()
+            .map(|member| {
+                let user = users.get(&member.user_id).cloned();
+                ListedMember { member, user }
+            })
+            .collect())
     }
 
     /// Sets (or clears) the caller's session's active organization and team.

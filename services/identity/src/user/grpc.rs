@@ -22,6 +22,16 @@ impl UserService for Users {
         }))
     }
 
+    async fn get_users(
+        &self,
+        request: Request<pb::GetUsersRequest>,
+    ) -> Result<Response<pb::GetUsersResponse>, Status> {
+        let users = self.get_many(&request.into_inner().ids).await?;
+        Ok(Response::new(pb::GetUsersResponse {
+            users: users.into_iter().map(Into::into).collect(),
+        }))
+    }
+
     async fn get_user_by_email(
         &self,
         request: Request<pb::GetUserByEmailRequest>,

@@ -111,6 +111,9 @@ pub fn language(code: i32) -> Result<i32, IdentityError> {
 /// The role every new user gets (better-auth's `defaultRole`).
 pub const DEFAULT_ROLE: &str = "user";
 
+/// The most users one `GetUsers` call reads (a full organization's member list is 100 by default).
+pub const MAX_BATCH: usize = 1000;
+
 impl User {
     /// A new user as sign-up (or an admin) creates them: not verified, default role, unbanned.
     pub fn new(name: String, email: String, image: Option<String>, now: DateTime<Utc>) -> Self {
@@ -147,6 +150,16 @@ impl Users {
         store::get(&self.db, id)
             .await?
             .ok_or_else(|| base::USER_NOT_FOUND.into())
+    }
+
+    /// Up to [`MAX_BATCH`] users by id; unknown ids are left out.
+    pub async fn get_many(&self, ids: &[String]) -> Result<Vec<User>, IdentityError> {
+        if ids.len() > MAX_BATCH {
+            return Err(base::VALIDATION_ERROR
+                .with_message(format!("at most {MAX_BATCH} ids at once"))
+                .into());
+        }
+        Ok(store::get_many(&self.db, ids).await?)
     }
 
     /// The user with this email, compared as stored (lower-cased).

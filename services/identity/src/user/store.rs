@@ -26,6 +26,19 @@ pub async fn get(db: &Db, id: &str) -> Result<Option<User>, DbError> {
     query(SQL).bind(id).fetch_optional(db).await
 }
 
+/// The users with these ids, in no particular order; unknown ids are left out.
+pub async fn get_many(db: &Db, ids: &[String]) -> Result<Vec<User>, DbError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut select = Query::select();
+    select
+        .from(Alias::new("users"))
+        .columns(super::COLUMNS.map(Alias::new))
+        .and_where(Expr::col(Alias::new("id")).is_in(ids.iter().map(String::as_str)));
+    db.build(&select).fetch_all(db).await
+}
+
 /// The user with this (normalised) username.
 pub async fn find_by_username(db: &Db, username: &str) -> Result<Option<User>, DbError> {
     const SQL: &str = concat!(

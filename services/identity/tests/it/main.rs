@@ -7,4 +7,5 @@ mod common;
 mod email_password;
 mod mail_links;
 mod schema;
+mod user;
 mod username;
