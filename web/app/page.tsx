@@ -26,6 +26,13 @@ function Welcome({ name, email, userId }: { name: string; email: string; userId:
           <Link href="/account/">Account</Link>
           <span>Your profile, password and active sessions.</span>
         </li>
+        <li>
+          <Link href="/organization/">Organizations</Link>
+          <span>Members, invitations and teams of the organizations you belong to.</span>
+          <Link href="/organization/create/" className="tile-secondary">
+            Create an organization
+          </Link>
+        </li>
         {canAdminister ? (
           <li>
             <Link href="/admin/">Admin</Link>

@@ -1,18 +1,37 @@
 "use client";
+import dynamic from "next/dynamic";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { usePathname, useRouter } from "next/navigation";
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
 import { resetCache, useCanAdminister, useSession } from "@/lib/session";
+import { useDismiss } from "./useDismiss";
 
-/** The header (brand, navigation, sign-out) and, while impersonating, a banner that stays. */
+/**
+ * The organization switcher, loaded only once someone is signed in: the sign-in page (which
+ * shares this shell) carries none of the organization screens' code.
+ */
+const OrganizationSwitcher = dynamic(() => import("./organization/OrganizationSwitcher").then((m) => m.OrganizationSwitcher), {
+  ssr: false,
+  loading: () => <span className="org-switcher-placeholder" aria-hidden="true" />,
+});
+
+/** The header (brand, organization switcher, navigation, sign-out) and, while impersonating, a banner that stays. */
 export function AppShell({ children }: { children: ReactNode }) {
   const { data } = useSession();
   const { allowed: canAdminister } = useCanAdminister(data?.user.id);
   const router = useRouter();
   const [signingOut, setSigningOut] = useState(false);
   const [signOutError, setSignOutError] = useState<string>();
+  // On a phone the links fold behind a Menu button (CSS decides; wider screens show them).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const nav = useRef<HTMLElement>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
+  useDismiss(menuOpen, closeMenu, nav, menuButton);
+  const pathname = usePathname();
+  useEffect(() => setMenuOpen(false), [pathname]);
 
   async function signOut() {
     setSigningOut(true);
@@ -35,17 +54,33 @@ export function AppShell({ children }: { children: ReactNode }) {
       </a>
       {data?.session.impersonatedBy ? <ImpersonationBanner name={data.user.name || data.user.email} /> : null}
       <header className="topbar">
-        <Link href="/" className="brand">
-          Gatehouse
-        </Link>
-        <nav aria-label="Main" className="nav">
+        <div className="topbar-start">
+          <Link href="/" className="brand">
+            Gatehouse
+          </Link>
+          {data ? <OrganizationSwitcher key={data.user.id} session={data} /> : null}
+        </div>
+        <nav aria-label="Main" className="nav" ref={nav} data-open={menuOpen || undefined}>
           {data ? (
             <>
-              <Link href="/account/">Account</Link>
-              {canAdminister ? <Link href="/admin/">Admin</Link> : null}
-              <button type="button" className="link-button" onClick={() => void signOut()} disabled={signingOut}>
-                {signingOut ? "Signing out…" : "Sign out"}
+              <button
+                ref={menuButton}
+                type="button"
+                className="link-button nav-toggle"
+                aria-expanded={menuOpen}
+                aria-controls="main-nav-links"
+                onClick={() => setMenuOpen((o) => !o)}
+              >
+                Menu
               </button>
+              <div id="main-nav-links" className="nav-links">
+                <Link href="/account/">Account</Link>
+                <Link href="/organization/">Organization</Link>
+                {canAdminister ? <Link href="/admin/">Admin</Link> : null}
+                <button type="button" className="link-button" onClick={() => void signOut()} disabled={signingOut}>
+                  {signingOut ? "Signing out…" : "Sign out"}
+                </button>
+              </div>
             </>
           ) : null}
         </nav>

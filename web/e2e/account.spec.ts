@@ -20,6 +20,7 @@ test("change password: the old one stops working, the new one signs in", async (
   await expect(form.getByRole("status")).toHaveText("Password changed. Your other sessions were signed out.");
 
   await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await expect(page).toHaveURL(/\/sign-in\/$/);
   await signIn(page, user.email, PASSWORD);
   await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription("Wrong email or password.");
   await signIn(page, user.email, "a-brand-new-password");

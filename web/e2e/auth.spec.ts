@@ -62,6 +62,8 @@ test("a signed-out visitor is sent to sign-in and back where they were going", a
 
   // Only a path on this site is followed after sign-in.
   await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  // (Navigating before the sign-out finished would abort it, and leave the session alive.)
+  await expect(page).toHaveURL(/\/sign-in\/$/);
   await page.goto("/sign-in/?callbackURL=https%3A%2F%2Fevil.example%2F");
   await page.getByLabel("Email or username", { exact: true }).fill(user.email);
   await page.getByLabel("Password", { exact: true }).fill(user.password);

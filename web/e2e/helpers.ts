@@ -62,3 +62,33 @@ export async function followMailLink(page: Page, to: string, subject: RegExp) {
   await expect(mail).toContainText(to);
   await mail.getByRole("link").first().click();
 }
+
+/**
+ * The link in the newest mail of `kind` to `to`, read from the dev mailbox's API
+ * (`GET /api/dev/mailbox?to=`) as soon as the mailer has logged it.
+ */
+export async function mailedLink(request: APIRequestContext, to: string, kind: string): Promise<string> {
+  let text = "";
+  await expect
+    .poll(
+      async () => {
+        const response = await request.get(`/api/dev/mailbox?to=${encodeURIComponent(to)}`);
+        const { mails } = (await response.json()) as { mails: { kind: string; text: string }[] };
+        text = mails.find((m) => m.kind === kind)?.text ?? "";
+        return text !== "";
+      },
+      { message: `a ${kind} mail to ${to}`, timeout: 10_000 },
+    )
+    .toBe(true);
+  const link = /https?:\/\/\S+/.exec(text)?.[0];
+  if (!link) throw new Error(`no link in the ${kind} mail to ${to}:\n${text}`);
+  return link;
+}
+
+/** An API client signed in as `user` (a new account), for setting the scene of a test. */
+export async function apiAs(playwright: { request: { newContext: (o: object) => Promise<APIRequestContext> } }, user: User) {
+  const origin = new URL(process.env.GATEHOUSE_URL ?? "").origin;
+  const api = await playwright.request.newContext({ baseURL: origin, extraHTTPHeaders: { origin } });
+  await signUpViaApi(api, user);
+  return api;
+}

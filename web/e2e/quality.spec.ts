@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { apiAs, expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser } from "./helpers";
 
 /** axe-core on the page as it is now: no serious or critical violation. */
 async function expectAccessible(page: Page, screen: string) {
@@ -11,7 +11,8 @@ async function expectAccessible(page: Page, screen: string) {
   expect(blocking, `${screen}: ${blocking.join("\n")}`).toEqual([]);
 }
 
-test("every screen passes axe-core with no serious or critical violations", async ({ page, request }) => {
+test("every screen passes axe-core with no serious or critical violations", async ({ page, request, playwright }) => {
+  test.slow();
   // The pages' Content-Security-Policy allows only the build's own inline scripts: the app must
   // run under it without a single refusal.
   const refused: string[] = [];
@@ -30,6 +31,7 @@ test("every screen passes axe-core with no serious or critical violations", asyn
     "/no-such-page/",
     "/api/auth/error?error=state_mismatch",
     "/dev/mailbox/",
+    "/accept-invitation/an-invitation-id",
   ];
   for (const path of screens) {
     await page.goto(path);
@@ -66,6 +68,54 @@ test("every screen passes axe-core with no serious or critical violations", asyn
   await page.getByRole("button", { name: "Delete account…" }).click();
   await expect(page.getByRole("dialog", { name: "Delete your account?" })).toBeVisible();
   await expectAccessible(page, "account: delete dialog");
+  await page.keyboard.press("Escape");
+
+  // Organizations: none yet, creating one, its page with each dialog, the switcher, and the
+  // invitation page (an invitation to this user from someone else's organization, and a dead one).
+  await page.goto("/organization/");
+  await expect(page.getByText("You are not in any organization yet.")).toBeVisible();
+  await expectAccessible(page, "organization: none yet");
+  await page.goto("/organization/create/");
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.getByLabel("Name", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await page.getByLabel("Name", { exact: true }).fill(`A11y ${admin.username}`);
+  await expect(page.getByTestId("slug-status")).toHaveText(/is available\./);
+  await expectAccessible(page, "organization: create");
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.getByRole("heading", { name: `A11y ${admin.username}`, level: 1 })).toBeVisible();
+  const invite = page.getByRole("form", { name: "Invite a member" });
+  await invite.getByLabel("Email", { exact: true }).fill(uniqueUser("a11y-invitee").email);
+  await invite.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.getByTestId("invitation-row")).toHaveCount(1);
+  await expectAccessible(page, "organization");
+  await page.getByRole("button", { name: /^Organization: / }).click();
+  await expect(page.getByRole("button", { name: "Personal account" })).toBeVisible();
+  await expectAccessible(page, "organization: switcher open");
+  await page.keyboard.press("Escape");
+  await page.getByRole("button", { name: /^Manage team / }).first().click();
+  await expect(page.getByTestId("team-member-row")).toHaveCount(1);
+  await expectAccessible(page, "organization: team dialog");
+  await page.keyboard.press("Escape");
+  for (const [button, dialog] of [
+    ["Leave organization…", /^Leave /],
+    ["Delete organization…", /^Delete /],
+  ] as const) {
+    await page.getByRole("button", { name: button }).click();
+    await expect(page.getByRole("dialog", { name: dialog })).toBeVisible();
+    await expectAccessible(page, `organization: ${button}`);
+    await page.keyboard.press("Escape");
+  }
+  const other = await apiAs(playwright, uniqueUser("a11y-inviter"));
+  expect((await other.post("/api/auth/organization/create", { data: { name: "Elsewhere", slug: `elsewhere-${admin.username}` } })).status()).toBe(200);
+  const invited = await other.post("/api/auth/organization/invite-member", { data: { email: admin.email, role: "admin" } });
+  const invitationId = ((await invited.json()) as { id: string }).id;
+  await page.goto(`/accept-invitation/${invitationId}`);
+  await expect(page.getByRole("button", { name: "Accept invitation" })).toBeVisible();
+  await expectAccessible(page, "accept invitation");
+  await page.goto("/accept-invitation/?id=no-such-invitation");
+  await expect(page.getByRole("heading", { name: "This invitation cannot be used" })).toBeVisible();
+  await expectAccessible(page, "accept invitation: not found");
+  await other.dispose();
   expect(refused, "scripts refused by the Content-Security-Policy").toEqual([]);
 });
 
@@ -89,13 +139,36 @@ test("a phone-width screen needs no sideways scrolling", async ({ browser, reque
   await page.goto("/admin/");
   await expect(page.getByTestId("user-row").first()).toBeVisible();
   expect(await overflow(), "/admin/").toBeLessThanOrEqual(0);
+  // The organization page (members stack one per block), its switcher and the folded menu.
+  const org = `Phone ${user.username}`;
+  const created = await request.post("/api/auth/organization/create", {
+    headers: { origin: new URL(process.env.GATEHOUSE_URL ?? "").origin },
+    data: { name: org, slug: `phone-${user.username.replace(/_/g, "-")}` },
+  });
+  expect(created.status(), await created.text()).toBe(200);
+  await page.goto("/organization/");
+  await page.getByRole("button", { name: `Open ${org}` }).click();
+  await expect(page.getByRole("heading", { name: org, level: 1 })).toBeVisible();
+  expect(await overflow(), "/organization/").toBeLessThanOrEqual(0);
+  await page.getByRole("button", { name: `Organization: ${org}` }).click();
+  await expect(page.getByRole("button", { name: "Personal account" })).toBeInViewport();
+  expect(await overflow(), "switcher").toBeLessThanOrEqual(0);
+  await page.keyboard.press("Escape");
+  await page.getByRole("button", { name: "Menu" }).click();
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" })).toBeInViewport();
+  expect(await overflow(), "menu").toBeLessThanOrEqual(0);
+  for (const path of ["/organization/create/", "/accept-invitation/an-invitation-id"]) {
+    await page.goto(path);
+    await expect(page.locator("h1")).toBeVisible();
+    expect(await overflow(), path).toBeLessThanOrEqual(0);
+  }
   await context.close();
 });
 
 test("without JavaScript the page says so", async ({ browser }) => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
-  for (const path of ["/sign-in/", "/sign-up/", "/account/", "/admin/"]) {
+  for (const path of ["/sign-in/", "/sign-up/", "/account/", "/admin/", "/organization/", "/accept-invitation/an-id"]) {
     await page.goto(path);
     // (getByText skips <noscript>, so the paragraph is found by its class.)
     await expect(page.locator("p.noscript"), path).toHaveText(/Gatehouse needs JavaScript to sign you in/);
@@ -123,7 +196,7 @@ test("pages do not shift while they load (cumulative layout shift under 0.1)", a
   expect(await cls(), "/sign-in/").toBeLessThan(0.1);
   await signIn(page, user.email);
   await expectHome(page, user);
-  for (const path of ["/", "/account/"]) {
+  for (const path of ["/", "/account/", "/organization/"]) {
     await page.goto(path);
     await page.waitForLoadState("networkidle");
     expect(await cls(), path).toBeLessThan(0.1);

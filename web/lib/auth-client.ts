@@ -1,12 +1,12 @@
 import { createAuthClient } from "better-auth/react";
-import { adminClient, usernameClient } from "better-auth/client/plugins";
+import { adminClient, organizationClient, usernameClient } from "better-auth/client/plugins";
 
 /**
  * The one better-auth client the app uses: the official React client with the plugins the
  * gateway serves. No baseURL: the app is served from the same origin as `/api/auth`.
  */
 export const authClient = createAuthClient({
-  plugins: [usernameClient(), adminClient()],
+  plugins: [usernameClient(), adminClient(), organizationClient({ teams: { enabled: true } })],
 });
 
 export type AuthClient = typeof authClient;

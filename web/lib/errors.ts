@@ -10,7 +10,7 @@ export interface ApiError {
   statusText?: string | undefined;
 }
 
-type Field =
+export type Field =
   | "email"
   | "password"
   | "username"
@@ -19,9 +19,16 @@ type Field =
   | "currentPassword"
   | "newPassword"
   | "identifier"
-  | "newEmail";
+  | "newEmail"
+  // Organization forms.
+  | "slug"
+  | "logo"
+  | "role"
+  | "team"
+  | "teamName"
+  | "confirmation";
 
-interface Entry {
+export interface Entry {
   message: string;
   /** Fields in order of preference: the first one the form has gets the message. */
   fields: Field[];
@@ -65,7 +72,16 @@ const CODES: Record<string, Entry> = {
   YOU_CANNOT_BAN_YOURSELF: { message: "You cannot ban yourself.", fields: [] },
   YOU_CANNOT_REMOVE_YOURSELF: { message: "You cannot remove yourself.", fields: [] },
   YOU_CANNOT_IMPERSONATE_ADMINS: { message: "Admins cannot be impersonated.", fields: [] },
+
 };
+
+/**
+ * More codes for the table, from screens that load apart from the rest (the organization
+ * screens add theirs when they load, so the sign-in page does not carry them).
+ */
+export function addCodes(entries: Record<string, Entry>): void {
+  Object.assign(CODES, entries);
+}
 
 /** A code the server sends with its own, already user-facing message (bans, permissions). */
 const SERVER_WORDED = new Set(["BANNED_USER"]);
@@ -89,11 +105,11 @@ export function mapError<F extends string>(error: ApiError, formFields: readonly
 export function describe(error: ApiError): string {
   if (error.status === 429) return "Too many attempts. Wait a moment and try again.";
   if (error.code && SERVER_WORDED.has(error.code) && error.message) return error.message;
+  const entry = error.code ? CODES[error.code] : undefined;
+  if (entry) return entry.message;
   if (error.code?.startsWith("YOU_ARE_NOT_ALLOWED_TO_")) {
     return error.message ? `${error.message}.`.replace(/\.\.$/, ".") : "You are not allowed to do this.";
   }
-  const entry = error.code ? CODES[error.code] : undefined;
-  if (entry) return entry.message;
   if (error.status === 0) return "We could not reach the server. Check your connection and try again.";
   if (error.status >= 500) {
     return "Something went wrong on our side. Please try again.";

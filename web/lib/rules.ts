@@ -56,6 +56,35 @@ export const imageUrl: Check = (value) => {
   }
 };
 
+export const SLUG_MAX = 48;
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * An organization's slug, as a name suggests it: lowercase ASCII letters and digits, other runs
+ * of characters as one hyphen ("Café Noir & Co." → "cafe-noir-co").
+ */
+export function slugify(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+/, "")
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, "");
+}
+
+/**
+ * The server takes any slug; the app keeps to what reads well in an address, so a slug can be
+ * shared as part of a link.
+ */
+export const slug: Check = (value) => {
+  const v = value.trim();
+  if (v === "") return "Enter a slug.";
+  if (v.length > SLUG_MAX) return `Use at most ${SLUG_MAX} characters.`;
+  return SLUG.test(v) ? undefined : "Use lowercase letters, digits and single hyphens (like acme-labs).";
+};
+
 /** Runs each field's check; the result has an entry only for fields that fail. */
 export function validate<F extends string>(
   values: Record<F, string>,

@@ -12,6 +12,13 @@ export const keys = {
   sessions: (userId: string) => ["auth/sessions", userId] as const,
   canAdminister: (userId: string) => ["auth/can-list-users", userId] as const,
   adminUsers: (userId: string, query: object) => ["admin/users", userId, JSON.stringify(query)] as const,
+  // Organizations: every key starts with "org/", so one call refreshes them all.
+  organizations: (userId: string) => ["org/list", userId] as const,
+  organization: (userId: string, organizationId: string) => ["org/full", userId, organizationId] as const,
+  memberRole: (userId: string, organizationId: string) => ["org/role", userId, organizationId] as const,
+  teamMembers: (userId: string, organizationId: string, teamId: string) => ["org/team-members", userId, organizationId, teamId] as const,
+  invitation: (userId: string, invitationId: string) => ["org/invitation", userId, invitationId] as const,
+  slug: (userId: string, slug: string) => ["org/check-slug", userId, slug] as const,
 };
 
 /** The signed-in user and session (`null` when signed out), revalidated on focus. */

@@ -1,0 +1,88 @@
+"use client";
+import { useState } from "react";
+import { authClient } from "@/lib/auth-client";
+import { describe, settle, type ApiError } from "@/lib/errors";
+import { formatDate } from "@/lib/format";
+import { Button } from "../Button";
+import { FormAlert } from "../FormAlert";
+import { refreshOrganizations } from "./hooks";
+import { roleLabel, type RoleName } from "./roles";
+import type { FullOrganization, Invitation } from "./types";
+
+/** Invitations not yet answered: send again (a fresh 48 hours) or cancel. */
+export function InvitationsSection({ org }: { org: FullOrganization }) {
+  const [busy, setBusy] = useState<string>();
+  const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
+  const now = Date.now();
+  const pending = org.invitations
+    .filter((i) => i.status === "pending" && new Date(i.expiresAt).getTime() > now)
+    .sort((a, b) => a.email.localeCompare(b.email));
+  const teamName = (ids: string | null | undefined) =>
+    (ids ?? "")
+      .split(",")
+      .map((id) => org.teams?.find((t) => t.id === id.trim())?.name)
+      .filter(Boolean)
+      .join(", ");
+
+  async function run(key: string, call: () => Promise<{ error: ApiError | null }>, done: string) {
+    setBusy(key);
+    setNotice(undefined);
+    const { error } = await call();
+    setBusy(undefined);
+    setNotice(error ? { tone: "error", text: describe(error) } : { tone: "success", text: done });
+    if (!error) await refreshOrganizations();
+  }
+
+  const resend = (i: Invitation) =>
+    run(
+      `resend-${i.id}`,
+      () =>
+        settle(
+          authClient.organization.inviteMember({
+            email: i.email,
+            role: i.role as RoleName,
+            organizationId: org.id,
+            resend: true,
+            ...(i.teamId ? { teamId: i.teamId } : {}),
+          }),
+        ),
+      `Invitation sent again to ${i.email}.`,
+    );
+  const cancel = (i: Invitation) =>
+    run(`cancel-${i.id}`, () => settle(authClient.organization.cancelInvitation({ invitationId: i.id })), `The invitation to ${i.email} was cancelled.`);
+
+  return (
+    <section className="card" aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Pending invitations</h2>
+      <FormAlert message={notice?.text} tone={notice?.tone} />
+      {pending.length === 0 ? (
+        <p className="empty">No pending invitations.</p>
+      ) : (
+        <ul className="list">
+          {pending.map((i) => {
+            const team = teamName(i.teamId);
+            return (
+              <li key={i.id} className="list-row" data-testid="invitation-row">
+                <div>
+                  <strong className="break">{i.email}</strong>
+                  <p className="muted">
+                    {roleLabel(i.role)}
+                    {team ? ` · team ${team}` : ""} · expires {formatDate(i.expiresAt)}
+                  </p>
+                </div>
+                <div className="actions">
+                  <Button tone="secondary" busy={busy === `resend-${i.id}`} busyLabel="Sending…" onClick={() => void resend(i)} aria-label={`Resend the invitation to ${i.email}`}>
+                    Resend
+                  </Button>
+                  <Button tone="danger" busy={busy === `cancel-${i.id}`} busyLabel="Cancelling…" onClick={() => void cancel(i)} aria-label={`Cancel the invitation to ${i.email}`}>
+                    Cancel
+                  </Button>
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,141 @@
+"use client";
+import { useState } from "react";
+import { mutate } from "swr";
+import { authClient } from "@/lib/auth-client";
+import { describe, settle, type ApiError } from "@/lib/errors";
+import { keys } from "@/lib/session";
+import { ConfirmDialog } from "../ConfirmDialog";
+import { FormAlert } from "../FormAlert";
+import { refreshOrganizations } from "./hooks";
+import { ROLE_OPTIONS, mayChange, roleLabel, type Abilities } from "./roles";
+import type { FullOrganization, Member } from "./types";
+
+/**
+ * The members: name, email and role. Who may manage members changes a role with its select
+ * (saved at once, undone if refused) and removes a member after confirming; an admin cannot
+ * touch an owner, and nobody changes themselves here (they leave instead).
+ */
+export function MembersSection({ org, userId, abilities }: { org: FullOrganization; userId: string; abilities: Abilities }) {
+  const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
+  const [saving, setSaving] = useState<string>();
+  const [removing, setRemoving] = useState<Member>();
+  const key = keys.organization(userId, org.id);
+  const members = [...org.members].sort((a, b) => (a.userId === userId ? -1 : b.userId === userId ? 1 : (a.user.name || a.user.email).localeCompare(b.user.name || b.user.email)));
+
+  async function changeRole(member: Member, role: string) {
+    setSaving(member.id);
+    setNotice(undefined);
+    let refused: ApiError | undefined;
+    await mutate(
+      key,
+      async (current?: FullOrganization | null) => {
+        const { error } = await settle(
+          authClient.organization.updateMemberRole({ memberId: member.id, role: role as "member", organizationId: org.id }),
+        );
+        if (error) {
+          refused = error;
+          throw error;
+        }
+        return current;
+      },
+      {
+        optimisticData: (current?: FullOrganization | null) =>
+          current ? { ...current, members: current.members.map((m) => (m.id === member.id ? { ...m, role } : m)) } : (current ?? null),
+        rollbackOnError: true,
+        populateCache: false,
+        revalidate: true,
+      },
+    ).catch(() => undefined);
+    setSaving(undefined);
+    const who = member.user.name || member.user.email;
+    setNotice(refused ? { tone: "error", text: `${who}'s role was not changed: ${describe(refused)}` } : { tone: "success", text: `${who} is now ${roleLabel(role).toLowerCase()}.` });
+  }
+
+  return (
+    <section className="card" aria-labelledby="members-title">
+      <h2 id="members-title">Members</h2>
+      <FormAlert message={notice?.text} tone={notice?.tone} />
+      <div className="table-wrap table-wrap-auto">
+        <table className="members-table">
+          <caption className="visually-hidden">Members of {org.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              <th scope="col">Role</th>
+              {abilities.manage ? (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => {
+              const changeable = mayChange(abilities, userId, m);
+              const label = m.user.name || m.user.email;
+              const known = ROLE_OPTIONS.some((o) => o.value === m.role);
+              return (
+                <tr key={m.id} data-testid="member-row">
+                  <td className="member-cell">
+                    <strong>{m.user.name || "—"}</strong>
+                    {m.userId === userId ? <span className="badge">You</span> : null}
+                    <span className="muted member-email">{m.user.email}</span>
+                  </td>
+                  <td>
+                    {changeable ? (
+                      <select
+                        aria-label={`Role of ${label}`}
+                        value={m.role}
+                        disabled={saving === m.id}
+                        aria-busy={saving === m.id || undefined}
+                        onChange={(e) => void changeRole(m, e.target.value)}
+                      >
+                        {ROLE_OPTIONS.filter((o) => abilities.assignable.includes(o.value)).map((o) => (
+                          <option key={o.value} value={o.value}>
+                            {o.label}
+                          </option>
+                        ))}
+                        {known ? null : <option value={m.role}>{roleLabel(m.role)}</option>}
+                      </select>
+                    ) : (
+                      <span data-testid="member-role">{roleLabel(m.role)}</span>
+                    )}
+                  </td>
+                  {abilities.manage ? (
+                    <td className="cell-actions">
+                      {changeable ? (
+                        <button type="button" className="button button-danger button-small" onClick={() => setRemoving(m)} aria-label={`Remove ${m.user.email}`}>
+                          Remove
+                        </button>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog
+        open={removing !== undefined}
+        title={`Remove ${removing?.user.name || removing?.user.email || "member"}?`}
+        confirmLabel="Remove member"
+        busyLabel="Removing…"
+        onClose={() => setRemoving(undefined)}
+        onConfirm={async () => {
+          if (!removing) return null;
+          const { error } = await settle(authClient.organization.removeMember({ memberIdOrEmail: removing.id, organizationId: org.id }));
+          if (error) return error;
+          setNotice({ tone: "success", text: `${removing.user.email} was removed from ${org.name}.` });
+          setRemoving(undefined);
+          await refreshOrganizations();
+          return null;
+        }}
+      >
+        <p>
+          {removing?.user.email} loses access to {org.name} and its teams. You can invite them again later.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}

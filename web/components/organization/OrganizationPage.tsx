@@ -1,0 +1,208 @@
+"use client";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { authClient, type SessionData } from "@/lib/auth-client";
+import { describe, settle, type ApiError } from "@/lib/errors";
+import { Button } from "../Button";
+import { ConfirmDialog } from "../ConfirmDialog";
+import { FormAlert } from "../FormAlert";
+import { refreshSessionAndOrganizations, useFullOrganization, useMemberRole, useOrganizations } from "./hooks";
+import { InvitationsSection } from "./InvitationsSection";
+import { OrganizationLogo } from "./OrganizationLogo";
+import { InviteForm } from "./InviteForm";
+import { MembersSection } from "./MembersSection";
+import { abilitiesOf, isOwnerRole, roleLabel } from "./roles";
+import { SettingsSection } from "./SettingsSection";
+import { TeamsSection } from "./TeamsSection";
+import type { FullOrganization } from "./types";
+
+/** The active organization's page, or a choice of organization when none is active. */
+export function OrganizationPage({ session }: { session: SessionData }) {
+  const organizationId = session.session.activeOrganizationId;
+  if (!organizationId) return <ChooseOrganization userId={session.user.id} />;
+  return <OrganizationView key={organizationId} session={session} organizationId={organizationId} />;
+}
+
+function Loading({ label }: { label: string }) {
+  return (
+    <div className="card skeleton" aria-busy="true">
+      <span className="visually-hidden">{label}</span>
+    </div>
+  );
+}
+
+/** No active organization: the user's organizations to open, and creating one. */
+export function ChooseOrganization({ userId }: { userId: string }) {
+  const { data, error, isLoading, mutate } = useOrganizations(userId);
+  const [opening, setOpening] = useState<string>();
+  const [message, setMessage] = useState<string>();
+
+  async function open(organizationId: string) {
+    setOpening(organizationId);
+    setMessage(undefined);
+    const { error } = await settle(authClient.organization.setActive({ organizationId }));
+    if (error) {
+      setOpening(undefined);
+      setMessage(describe(error));
+      return;
+    }
+    // The page follows the session's new active organization.
+    await refreshSessionAndOrganizations();
+  }
+
+  return (
+    <section className="card" aria-labelledby="choose-org-title" aria-busy={isLoading || undefined}>
+      <div className="toolbar">
+        <h1 id="choose-org-title">Organizations</h1>
+        <Link className="button button-primary" href="/organization/create/">
+          Create organization
+        </Link>
+      </div>
+      <FormAlert message={message} />
+      {error ? (
+        <div role="alert" className="alert alert-error">
+          We could not load your organizations. {describe(error)}{" "}
+          <button type="button" className="link-button" onClick={() => void mutate()}>
+            Try again
+          </button>
+        </div>
+      ) : isLoading ? (
+        <ul className="list" aria-label="Loading organizations">
+          <li className="skeleton-row" />
+          <li className="skeleton-row" />
+        </ul>
+      ) : data && data.length > 0 ? (
+        <>
+          <p className="muted">Choose the organization to work in. You can switch at any time from the top bar.</p>
+          <ul className="list">
+            {data.map((org) => (
+              <li key={org.id} className="list-row" data-testid="organization-row">
+                <div className="org-identity">
+                  <OrganizationLogo name={org.name} logo={org.logo} />
+                  <div>
+                    <strong>{org.name}</strong>
+                    <p className="muted">{org.slug}</p>
+                  </div>
+                </div>
+                <Button tone="secondary" busy={opening === org.id} busyLabel="Opening…" onClick={() => void open(org.id)} aria-label={`Open ${org.name}`}>
+                  Open
+                </Button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p className="empty">You are not in any organization yet. Create one, or open an invitation someone sent you.</p>
+      )}
+    </section>
+  );
+}
+
+function OrganizationView({ session, organizationId }: { session: SessionData; organizationId: string }) {
+  const userId = session.user.id;
+  const full = useFullOrganization(userId, organizationId);
+  const role = useMemberRole(userId, organizationId);
+  const error = full.error ?? role.error;
+
+  if (error) return <OrganizationError error={error} retry={() => void Promise.all([full.mutate(), role.mutate()])} />;
+  if (!full.data || role.data === undefined) return <Loading label="Loading the organization…" />;
+  const org = full.data;
+  const abilities = abilitiesOf(role.data);
+
+  return (
+    <div className="stack">
+      <OrganizationHeader org={org} role={role.data} />
+      <MembersSection org={org} userId={userId} abilities={abilities} />
+      {abilities.manage ? (
+        <>
+          <InviteForm org={org} abilities={abilities} />
+          <InvitationsSection org={org} />
+        </>
+      ) : null}
+      <TeamsSection org={org} session={session} abilities={abilities} />
+      {abilities.manage ? <SettingsSection org={org} userId={userId} abilities={abilities} /> : null}
+    </div>
+  );
+}
+
+/** The organization could not be read: gone, no longer ours, or the server failed. */
+function OrganizationError({ error, retry }: { error: ApiError; retry: () => void }) {
+  const [leaving, setLeaving] = useState(false);
+  const gone = ["USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION", "ORGANIZATION_NOT_FOUND", "MEMBER_NOT_FOUND"].includes(
+    error.code ?? "",
+  );
+  async function chooseAnother() {
+    setLeaving(true);
+    await settle(authClient.organization.setActive({ organizationId: null }));
+    setLeaving(false);
+    await refreshSessionAndOrganizations();
+  }
+  return (
+    <section className="card" role="alert" aria-labelledby="org-error-title">
+      <h1 id="org-error-title">Organization</h1>
+      {gone ? (
+        <>
+          <p>You are no longer a member of this organization, or it was deleted.</p>
+          <Button busy={leaving} busyLabel="Switching…" onClick={() => void chooseAnother()}>
+            Choose another organization
+          </Button>
+        </>
+      ) : (
+        <>
+          <p>We could not load the organization. {describe(error)}</p>
+          <button type="button" className="button button-secondary" onClick={retry}>
+            Try again
+          </button>
+        </>
+      )}
+    </section>
+  );
+}
+
+function OrganizationHeader({ org, role }: { org: FullOrganization; role: string | null }) {
+  const router = useRouter();
+  const [leaving, setLeaving] = useState(false);
+  // The server keeps an organization from losing its last owner: say so before, not after.
+  const soleOwner = isOwnerRole(role) && org.members.filter((m) => isOwnerRole(m.role)).length <= 1;
+  return (
+    <section className="card org-header" aria-labelledby="org-title">
+      <div className="org-identity">
+        <OrganizationLogo name={org.name} logo={org.logo} />
+        <div>
+          <h1 id="org-title">{org.name}</h1>
+          <p className="muted">
+            {org.slug} · your role: <strong data-testid="my-role">{roleLabel(role)}</strong>
+          </p>
+        </div>
+      </div>
+      <Button tone="secondary" busy={false} onClick={() => setLeaving(true)}>
+        Leave organization…
+      </Button>
+      <ConfirmDialog
+        open={leaving}
+        title={`Leave ${org.name}?`}
+        confirmLabel="Leave organization"
+        busyLabel="Leaving…"
+        ready={!soleOwner}
+        onClose={() => setLeaving(false)}
+        onConfirm={async () => {
+          const { error } = await settle(authClient.organization.leave({ organizationId: org.id }));
+          if (error) return error;
+          await refreshSessionAndOrganizations();
+          router.push("/organization/");
+          return null;
+        }}
+      >
+        {soleOwner ? (
+          <p className="alert alert-info" role="note">
+            You are its only owner, and an organization needs one: make another member an owner first, or delete the
+            organization instead.
+          </p>
+        ) : (
+          <p>You lose access to its members and teams. To come back, someone must invite you again.</p>
+        )}
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+"use client";
+import { useRouter } from "next/navigation";
+import { RequireSession } from "../RequireSession";
+import { CreateOrganizationForm } from "./CreateOrganizationForm";
+import { refreshSessionAndOrganizations } from "./hooks";
+import { OrganizationPage } from "./OrganizationPage";
+
+/** `/organization/`: the active organization, or a choice of one. */
+export function OrganizationScreen() {
+  return <RequireSession>{(session) => <OrganizationPage session={session} />}</RequireSession>;
+}
+
+/** `/organization/create/`: creating one makes it active, then its page opens. */
+export function CreateOrganizationScreen() {
+  const router = useRouter();
+  return (
+    <RequireSession>
+      {({ user }) => (
+        <CreateOrganizationForm
+          userId={user.id}
+          onCreated={async () => {
+            await refreshSessionAndOrganizations();
+            router.push("/organization/");
+          }}
+        />
+      )}
+    </RequireSession>
+  );
+}
