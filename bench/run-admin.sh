@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# The admin plugin's reads under load, with 10,000 users (each with a session), side by side
-# with the reference better-auth server in the same run: GET /admin/list-users (a 100-user
-# page, without and with a search term), GET /list-sessions and GET /get-session, each with wrk
-# at -t2 -c32. Target (issue 8): p99 <= 20 ms for list-users and list-sessions; get-session
-# does not regress (compare with bench/RESULTS.md's runs).
+# The admin plugin's and the organization plugin's reads under load, side by side with the
+# reference better-auth server in the same run, each with wrk at -t2 -c32:
+# - with 10,000 users (each with a session): GET /admin/list-users (a 100-user page, without
+#   and with a search term), GET /list-sessions and GET /get-session. Target (issue 8): p99
+#   <= 20 ms for list-users and list-sessions; get-session does not regress.
+# - the admin in 50 organizations of 100 members each (seed_organizations.py): GET
+#   /organization/list and GET /organization/list-members (100 members with their users);
+#   target (issue 11) p99 <= 15 ms. And POST /organization/has-permission against GET
+#   /organization/get-active-member-role (the same membership read without the check): a
+#   permission check adds <= 1 ms to a route's median.
 #
 #   bash bench/run-admin.sh                       # reference, standalone, distributed
 #   MODES=distributed GATEHOUSE_BIN=… bash bench/run-admin.sh
 #
-# Knobs: USERS=10000 DUR=10s CONNS=32 THREADS=2 MODES="reference standalone distributed"
+# Knobs: USERS=10000 ORGS=50 MEMBERS=100 DUR=10s CONNS=32 THREADS=2
+#   MODES="reference standalone distributed"
 #   GATEHOUSE_BIN (else a release build), CARGO_TARGET_DIR, PG (postgres://postgres@127.0.0.1:5432),
 #   REF_SRC / REF_CACHE (the reference server and a writable copy with node_modules).
 # Writes bench/results/admin-<stamp>/ (gitignored): wrk outputs and summary.md.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
-USERS="${USERS:-10000}" DUR="${DUR:-10s}" CONNS="${CONNS:-32}" THREADS="${THREADS:-2}"
+USERS="${USERS:-10000}" ORGS="${ORGS:-50}" MEMBERS="${MEMBERS:-100}" DUR="${DUR:-10s}" CONNS="${CONNS:-32}" THREADS="${THREADS:-2}"
 MODES="${MODES:-reference standalone distributed}"
 PG="${PG:-postgres://postgres@127.0.0.1:5432}"
 REF_SRC="${REF_SRC:-$REPO/../shared/reference/better-auth-server}"
@@ -47,18 +53,22 @@ wait_ok() { # url
   echo "not ready: $1" >&2; return 1
 }
 
-# Signs the admin up (or in), prints the Cookie header. $1 base URL.
+# Signs the admin up, prints the Cookie header; the answer (with the user's id) is left in
+# $WORK/admin.json. $1 base URL.
 admin_cookie() {
   local origin="http://localhost:${1##*:}" jar="$WORK/jar-$RANDOM"
-  curl -fs -c "$jar" -H "origin: $origin" -H 'content-type: application/json' \
-    "$1/api/auth/sign-up/email" -d '{"name":"Bench Admin","email":"bench-admin@example.com","password":"Correct-Horse-9"}' >/dev/null
+  curl -fs -c "$jar" -H "origin: $origin" -H 'content-type: application/json' -o "$WORK/admin.json" \
+    "$1/api/auth/sign-up/email" -d '{"name":"Bench Admin","email":"bench-admin@example.com","password":"Correct-Horse-9"}'
   awk '$6 ~ /session_token/ {printf "%s=%s", $6, $7}' "$jar"
 }
+admin_id() { python3 -c "import json; print(json.load(open('$WORK/admin.json'))['user']['id'])"; }
 
-# One wrk run: name, base URL, path, cookie → one summary line.
+# One wrk run: name, base URL, path, cookie[, wrk script] → one summary line.
 measure() {
-  local name="$1" url="$2$3" cookie="$4" file="$OUT/$MODE-$1.txt"
-  wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency -H "cookie: $cookie" "$url" >"$file"
+  local name="$1" url="$2$3" cookie="$4" file="$OUT/$MODE-$1.txt" script=()
+  [ -n "${5:-}" ] && script=(-s "$5")
+  ORIGIN="http://localhost:${2##*:}" wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency "${script[@]}" \
+    -H "cookie: $cookie" "$url" >"$file"
   local rps p50 p99 errors
   rps="$(awk '/Requests\/sec/ {print $2}' "$file")"
   p50="$(awk '$1 == "50%" {print $2}' "$file")"
@@ -76,6 +86,19 @@ scenarios() { # base URL, cookie
   measure list-users-search "$1" "/api/auth/admin/list-users?limit=100&searchValue=user-012&searchField=email" "$2"
   measure list-sessions "$1" "/api/auth/list-sessions" "$2"
   measure get-session "$1" "/api/auth/get-session" "$2"
+  organization_scenarios "$1" "$2"
+}
+
+# The organization reads; ORGANIZATION_ID is the first seeded organization. $1 URL, $2 cookie.
+organization_scenarios() {
+  local members
+  members="$(curl -s -H "cookie: $2" "$1/api/auth/organization/list-members?organizationId=$ORGANIZATION_ID&limit=$MEMBERS" |
+    python3 -c "import json,sys; d=json.load(sys.stdin); print(len(d['members']), d['total'], all(m['user']['email'] for m in d['members']))")"
+  [ "$members" = "$MEMBERS $MEMBERS True" ] || { echo "$MODE: list-members answered: $members" >&2; return 1; }
+  measure org-list "$1" "/api/auth/organization/list" "$2"
+  measure org-list-members "$1" "/api/auth/organization/list-members?organizationId=$ORGANIZATION_ID&limit=$MEMBERS" "$2"
+  measure org-active-member-role "$1" "/api/auth/organization/get-active-member-role?organizationId=$ORGANIZATION_ID" "$2"
+  ORGANIZATION_ID="$ORGANIZATION_ID" measure org-has-permission "$1" "/api/auth/organization/has-permission" "$2" "$HERE/has-permission.lua"
 }
 
 mode_reference() {
@@ -91,6 +114,7 @@ mode_reference() {
   cookie="$(admin_cookie "http://127.0.0.1:$REF_PORT")"
   DB_PATH="$db" node "$REF_CACHE/make-admin.mjs" --email bench-admin@example.com 2>/dev/null
   python3 "$HERE/seed_users.py" reference "$db" "$USERS"
+  ORGANIZATION_ID="$(python3 "$HERE/seed_organizations.py" reference "$db" "$(admin_id)" "$ORGS" "$MEMBERS")"
   scenarios "http://127.0.0.1:$REF_PORT" "$cookie"
   kill "${PIDS[-1]}"
 }
@@ -107,15 +131,16 @@ mode_standalone() {
   cookie="$(admin_cookie "http://127.0.0.1:$PORT")"
   DATA_DIR="$data" RUST_LOG=warn "$GATEHOUSE_BIN" admin grant --email bench-admin@example.com >/dev/null
   python3 "$HERE/seed_users.py" gatehouse-sqlite "$data" "$USERS"
+  ORGANIZATION_ID="$(python3 "$HERE/seed_organizations.py" gatehouse-sqlite "$data" "$(admin_id)" "$ORGS" "$MEMBERS")"
   scenarios "http://127.0.0.1:$PORT" "$cookie"
   kill "${PIDS[-1]}"
 }
 
 mode_distributed() {
-  local stamp idb sdb token=bench-admin-service-token-0123456789abcdef
+  local stamp idb sdb odb token=bench-admin-service-token-0123456789abcdef
   stamp="$(date +%s)"
-  idb="gh_bench_admin_${stamp}_identity" sdb="gh_bench_admin_${stamp}_session"
-  for db in "$idb" "$sdb"; do psql "$PG/postgres" -qc "CREATE DATABASE $db"; DBS+=("$db"); done
+  idb="gh_bench_admin_${stamp}_identity" sdb="gh_bench_admin_${stamp}_session" odb="gh_bench_admin_${stamp}_organization"
+  for db in "$idb" "$sdb" "$odb"; do psql "$PG/postgres" -qc "CREATE DATABASE $db"; DBS+=("$db"); done
   local common=(SERVICE_TOKEN=$token CACHE_URL=redis://127.0.0.1:6379 BUS_URL=amqp://guest:guest@127.0.0.1:5672/%2f RUST_LOG=warn RATE_LIMIT_ENABLED=false)
   env "${common[@]}" IDENTITY_LISTEN=127.0.0.1:50161 IDENTITY_OPS_LISTEN=127.0.0.1:0 \
     IDENTITY_DATABASE_URL="$PG/$idb" "$GATEHOUSE_BIN" identity >"$OUT/identity.log" 2>&1 &
@@ -123,21 +148,26 @@ mode_distributed() {
   env "${common[@]}" SESSION_LISTEN=127.0.0.1:50162 SESSION_OPS_LISTEN=127.0.0.1:0 \
     SESSION_DATABASE_URL="$PG/$sdb" IDENTITY_URL=http://127.0.0.1:50161 "$GATEHOUSE_BIN" session >"$OUT/session.log" 2>&1 &
   PIDS+=($!)
+  env "${common[@]}" ORGANIZATION_LISTEN=127.0.0.1:50164 ORGANIZATION_OPS_LISTEN=127.0.0.1:0 \
+    ORGANIZATION_DATABASE_URL="$PG/$odb" IDENTITY_URL=http://127.0.0.1:50161 SESSION_URL=http://127.0.0.1:50162 \
+    "$GATEHOUSE_BIN" organization >"$OUT/organization.log" 2>&1 &
+  PIDS+=($!)
   env "${common[@]}" GATEWAY_LISTEN=127.0.0.1:$PORT GATEWAY_OPS_LISTEN=127.0.0.1:0 BASE_URL=http://localhost:$PORT \
     AUTH_SECRET=bench-admin-auth-secret-0123456789abcdefghij IDENTITY_URL=http://127.0.0.1:50161 \
-    SESSION_URL=http://127.0.0.1:50162 "$GATEHOUSE_BIN" gateway >"$OUT/gateway.log" 2>&1 &
+    SESSION_URL=http://127.0.0.1:50162 ORGANIZATION_URL=http://127.0.0.1:50164 "$GATEHOUSE_BIN" gateway >"$OUT/gateway.log" 2>&1 &
   PIDS+=($!)
   wait_ok "http://127.0.0.1:$PORT/api/auth/ok"
   local cookie=""
   for _ in $(seq 1 50); do cookie="$(admin_cookie "http://127.0.0.1:$PORT" || true)"; [ -n "$cookie" ] && break; sleep 0.2; done
   IDENTITY_DATABASE_URL="$PG/$idb" RUST_LOG=warn "$GATEHOUSE_BIN" admin grant --email bench-admin@example.com >/dev/null
   python3 "$HERE/seed_users.py" gatehouse-postgres "$PG/$idb" "$PG/$sdb" "$USERS"
+  ORGANIZATION_ID="$(python3 "$HERE/seed_organizations.py" gatehouse-postgres "$PG/$idb" "$PG/$odb" "$(admin_id)" "$ORGS" "$MEMBERS")"
   scenarios "http://127.0.0.1:$PORT" "$cookie"
-  for _ in 1 2 3; do kill "${PIDS[-1]}"; unset 'PIDS[-1]'; done
+  for _ in 1 2 3 4; do kill "${PIDS[-1]}"; unset 'PIDS[-1]'; done
 }
 
 {
-  echo "# Admin reads with $USERS users: wrk -t$THREADS -c$CONNS -d$DUR --latency"
+  echo "# Admin reads with $USERS users, organization reads with $ORGS organizations of $MEMBERS members: wrk -t$THREADS -c$CONNS -d$DUR --latency"
   echo
   echo "| mode | scenario | req/s | p50 | p99 | non-2xx |"
   echo "|---|---|---|---|---|---|"

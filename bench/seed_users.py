@@ -52,8 +52,17 @@ def gatehouse_sqlite(data_dir: str, n: int) -> None:
         t = gatehouse_time(r["created"])
         users.append((r["id"], r["name"], r["email"], 0, None, t, t, None, None, "user", 0, None, None))
         sessions.append((r["session_id"], r["token"], r["id"], gatehouse_time(r["expires"]), t, t, "", "", 1, None))
-    identity.executemany("INSERT INTO users VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", users)
-    session.executemany("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)", sessions)
+    # Columns named: later migrations add columns (with defaults) to both tables.
+    identity.executemany(
+        "INSERT INTO users (id, name, email, email_verified, image, created_at, updated_at, username, "
+        "display_username, role, banned, ban_reason, ban_expires) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        users,
+    )
+    session.executemany(
+        "INSERT INTO sessions (id, token, user_id, expires_at, created_at, updated_at, ip_address, "
+        "user_agent, remember_me, impersonated_by) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        sessions,
+    )
     identity.commit()
     session.commit()
 
