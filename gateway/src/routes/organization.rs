@@ -123,63 +123,46 @@ async fn check_slug(
     Ok(Reply::json(&StatusResponse { status: true }))
 }
 
+/// `data` of an update: only the fields present change.
+#[derive(Deserialize, ToSchema)]
+pub struct UpdateOrganizationData {
+    #[schema(min_length = 1, max_length = 255)]
+    name: Option<String>,
+    #[schema(min_length = 1, max_length = 255)]
+    slug: Option<String>,
+    /// `null` clears it.
+    #[schema(value_type = Option<String>, max_length = 2048)]
+    #[serde(default, deserialize_with = "present")]
+    logo: Option<Value>,
+    /// Any JSON object; stored as text.
+    #[schema(value_type = HashMap<String, Object>)]
+    #[serde(default)]
+    metadata: Option<serde_json::Map<String, Value>>,
+}
+
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateOrganizationBody {
-    /// The fields to change: `name`, `slug` (each at least 1 character), `logo` (`null`
-    /// clears it), `metadata` (an object).
-    #[schema(value_type = Object)]
-    data: Value,
+    #[schema(inline)]
+    data: UpdateOrganizationData,
     /// The caller's active organization when absent.
     organization_id: Option<String>,
 }
 
-/// `data`'s fields, checked with zod's words (the body validator checks one level).
-fn update_request(data: &Value) -> Result<pb::UpdateOrganizationRequest, ApiError> {
-    let invalid = |message: String| ApiError::from(base::VALIDATION_ERROR.with_message(message));
-    let mut request = pb::UpdateOrganizationRequest::default();
-    let mut issues = Vec::new();
-    for field in ["name", "slug"] {
-        match data.get(field) {
-            None => {}
-            Some(Value::String(text)) if text.chars().count() >= 1 => {
-                let text = Some(text.clone());
-                if field == "name" {
-                    request.name = text;
-                } else {
-                    request.slug = text;
-                }
-            }
-            Some(Value::String(_)) => issues.push(format!(
-                "[body.data.{field}] Too small: expected string to have >=1 characters"
-            )),
-            Some(other) => issues.push(format!(
-                "[body.data.{field}] Invalid input: expected string, received {}",
-                crate::body::type_name(Some(other))
-            )),
+impl UpdateOrganizationData {
+    fn into_request(self) -> pb::UpdateOrganizationRequest {
+        pb::UpdateOrganizationRequest {
+            name: self.name,
+            slug: self.slug,
+            clear_logo: matches!(self.logo, Some(Value::Null)),
+            logo: match self.logo {
+                Some(Value::String(logo)) => Some(logo),
+                _ => None,
+            },
+            metadata: metadata_text(self.metadata.as_ref()),
+            ..Default::default()
         }
     }
-    match data.get("logo") {
-        None => {}
-        Some(Value::Null) => request.clear_logo = true,
-        Some(Value::String(logo)) => request.logo = Some(logo.clone()),
-        Some(other) => issues.push(format!(
-            "[body.data.logo] Invalid input: expected string, received {}",
-            crate::body::type_name(Some(other))
-        )),
-    }
-    match data.get("metadata") {
-        None => {}
-        Some(Value::Object(metadata)) => request.metadata = metadata_text(Some(metadata)),
-        Some(other) => issues.push(format!(
-            "[body.data.metadata] Invalid input: expected record, received {}",
-            crate::body::type_name(Some(other))
-        )),
-    }
-    if !issues.is_empty() {
-        return Err(invalid(issues.join("; ")));
-    }
-    Ok(request)
 }
 
 /// Changes the named (or active) organization: `organization:update` is needed.
@@ -193,7 +176,7 @@ async fn update(
     let session = auth
         .0
         .ok_or_else(|| ApiError::from(Failure::message_only(401, "User not found")))?;
-    let mut request = update_request(&body.data)?;
+    let mut request = body.data.into_request();
     let nothing = request.name.is_none()
         && request.slug.is_none()
         && request.logo.is_none()
