@@ -13,6 +13,12 @@ use gatehouse_kit::service::{Context, listen_var, ops_listen_var};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+/// mimalloc, not glibc's malloc: answers that carry a hundred rows allocate thousands of small
+/// strings, and glibc spent a fifth of such a request's CPU in its free lists
+/// (`bench/RESULTS.md`, issue 8).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The command line: standalone, the gateway, one subcommand per service part, and tools.
 fn cli() -> Command {
     let mut command = Command::new("gatehouse")
