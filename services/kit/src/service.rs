@@ -139,19 +139,25 @@ impl Part for ServicePart {
     }
 }
 
+/// The prefix of a part's settings: `IDENTITY` for `identity`, `BILLING_WEBHOOK` for
+/// `billing-webhook` (a hyphen cannot be in an environment variable's name).
+pub fn env_prefix(name: &str) -> String {
+    name.to_ascii_uppercase().replace('-', "_")
+}
+
 /// `IDENTITY_LISTEN` for `identity`.
 pub fn listen_var(name: &str) -> String {
-    format!("{}_LISTEN", name.to_ascii_uppercase())
+    format!("{}_LISTEN", env_prefix(name))
 }
 
 /// `IDENTITY_OPS_LISTEN` for `identity`: its metrics and health.
 pub fn ops_listen_var(name: &str) -> String {
-    format!("{}_OPS_LISTEN", name.to_ascii_uppercase())
+    format!("{}_OPS_LISTEN", env_prefix(name))
 }
 
 /// `IDENTITY_URL` for `identity`: where other parts reach it.
 pub fn url_var(name: &str) -> String {
-    format!("{}_URL", name.to_ascii_uppercase())
+    format!("{}_URL", env_prefix(name))
 }
 
 /// Where the gRPC service `name` listens, for its clients: `<NAME>_URL`, else its default
@@ -175,7 +181,7 @@ fn default_max_connections() -> u32 {
 
 impl DatabaseSettings {
     pub fn from_env(env: &Env, name: &str) -> Result<Self, ConfigError> {
-        env.load_prefixed(&format!("{}_", name.to_ascii_uppercase()))
+        env.load_prefixed(&format!("{}_", env_prefix(name)))
     }
 
     /// The URL to connect with, the default filled in.

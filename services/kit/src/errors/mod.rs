@@ -5,11 +5,12 @@
 //! code without a lookup table and a new code never needs a gateway change.
 //!
 //! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core),
-//! [`username`], [`admin`], [`organization`]; the api-key and billing catalogues arrive with
-//! their features.
+//! [`username`], [`admin`], [`organization`], and [`billing`] for the billing webhooks; the
+//! api-key catalogue arrives with its feature.
 
 pub mod admin;
 pub mod base;
+pub mod billing;
 pub mod organization;
 pub mod username;
 
@@ -271,7 +272,7 @@ mod tests {
     #[test]
     fn every_code_travels_whole_through_a_grpc_status() {
         let all = base::ALL.iter().chain(username::ALL).chain(admin::ALL);
-        for &code in all.chain(organization::ALL) {
+        for &code in all.chain(organization::ALL).chain(billing::ALL) {
             let back = Failure::from_status(&Status::from(code));
             assert_eq!(back, Failure::from(code), "{}", code.code());
         }

@@ -1,0 +1,15 @@
+//! The billing webhooks' catalogue. The intake's refusals carry the Standard Webhooks reference
+//! libraries' own messages, verbatim (billing-webhooks reference §1.2), and answer 403 as the
+//! payments platform's documentation answers a failed verification; the sender retries any
+//! non-2xx, so none of them loses an event that was really sent.
+
+crate::catalogue! {
+    MISSING_REQUIRED_HEADERS = (403, "Missing required headers"),
+    INVALID_SIGNATURE_HEADERS = (403, "Invalid Signature Headers"),
+    MESSAGE_TIMESTAMP_TOO_OLD = (403, "Message timestamp too old"),
+    MESSAGE_TIMESTAMP_TOO_NEW = (403, "Message timestamp too new"),
+    NO_MATCHING_SIGNATURE_FOUND = (403, "No matching signature found"),
+    BILLING_WEBHOOKS_NOT_CONFIGURED = (503, "Billing webhooks are not configured: POLAR_WEBHOOK_SECRET is not set"),
+    WEBHOOK_BODY_TOO_LARGE = (413, "Webhook body too large"),
+    FAILED_TO_STORE_WEBHOOK = (500, "Failed to store the webhook"),
+}
