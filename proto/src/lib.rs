@@ -37,6 +37,15 @@ pub mod organization {
     }
 }
 
+pub mod billing_webhook {
+    pub const NAME: &str = "billing-webhook";
+    pub const DEFAULT_LISTEN: &str = "127.0.0.1:50055";
+
+    pub mod v1 {
+        tonic::include_proto!("gatehouse.billing_webhook.v1");
+    }
+}
+
 /// The events services publish: payload types, their topics, and the consumer queues bound
 /// to them. Every process declares these queues before it publishes, so an event never waits
 /// for its consumer to have started once.
