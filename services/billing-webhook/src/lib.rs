@@ -1,5 +1,54 @@
-//! The billing-webhook service: the payments platform's (Polar's) webhooks taken in verified and
-//! stored, projected, and fanned out to sellers' endpoints. `polar` is the typed model of what
-//! the payments platform sends.
+//! The billing-webhook service: the payments platform's (Polar's) webhooks taken in verified
+//! and stored (`intake/`, IntakeService), projected, and fanned out to sellers' endpoints.
+//! `polar` is the typed model of what the payments platform sends.
 
+pub mod config;
+pub mod error;
+pub mod intake;
 pub mod polar;
+
+use std::sync::Arc;
+
+use gatehouse_kit::db::{Db, Migrations};
+use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
+use sqlx::migrate::Migrator;
+use tokio_util::sync::CancellationToken;
+
+pub use config::BillingWebhookConfig;
+pub use gatehouse_proto::billing_webhook::{DEFAULT_LISTEN, NAME};
+
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+
+pub const MIGRATIONS: Migrations = Migrations {
+    sqlite: &SQLITE_MIGRATIONS,
+    postgres: &POSTGRES_MIGRATIONS,
+};
+
+/// The billing-webhook service as a part of the `gatehouse` binary.
+pub const SERVICE: ServicePart = ServicePart {
+    name: NAME,
+    about: "The billing-webhook service alone (the payments platform's webhooks)",
+    default_listen: DEFAULT_LISTEN,
+    default_ops_listen: "127.0.0.1:9305",
+    migrations: &MIGRATIONS,
+    start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
+};
+
+async fn start(
+    db: Db,
+    context: Context,
+    _shutdown: CancellationToken,
+) -> Result<GrpcServices, BoxError> {
+    let config = BillingWebhookConfig::from_env(&context.env)?;
+    let verifier = match &config.polar_webhook_secret {
+        Some(secret) => Some(Arc::new(intake::Verifier::polar(secret)?)),
+        None => {
+            tracing::warn!(
+                "POLAR_WEBHOOK_SECRET is not set: the billing webhook intake answers 503 until it is"
+            );
+            None
+        }
+    };
+    Ok(GrpcServices::new().serve(intake::grpc::server(intake::Intake { db, verifier })))
+}

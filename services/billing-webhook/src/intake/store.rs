@@ -1,0 +1,74 @@
+//! `received_events`: every verified delivery, its body byte for byte, one row per `webhook-id`.
+
+use chrono::{DateTime, Utc};
+use gatehouse_kit::db::{Db, DbError, query};
+
+/// A verified delivery about to be stored.
+#[derive(Debug)]
+pub struct NewEvent<'a> {
+    pub id: &'a str,
+    pub webhook_id: &'a str,
+    pub event_type: &'a str,
+    pub event_timestamp: Option<DateTime<Utc>>,
+    pub api_version: Option<&'a str>,
+    pub body: &'a [u8],
+    pub received_at: DateTime<Utc>,
+}
+
+/// A stored delivery.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct ReceivedEvent {
+    pub id: String,
+    pub webhook_id: String,
+    pub event_type: String,
+    pub event_timestamp: Option<DateTime<Utc>>,
+    pub api_version: Option<String>,
+    pub body: Vec<u8>,
+    pub received_at: DateTime<Utc>,
+}
+
+/// Stores `event` unless its `webhook-id` is stored already. Returns the id of the row that
+/// holds that `webhook-id` and whether it was there before (a retry or a redelivery). One
+/// statement, committed when it returns: the caller may answer 2xx.
+pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbError> {
+    let inserted: Option<(String,)> = query(
+        "INSERT INTO received_events \
+         (id, webhook_id, event_type, event_timestamp, api_version, body, received_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (webhook_id) DO NOTHING RETURNING id",
+    )
+    .bind(event.id)
+    .bind(event.webhook_id)
+    .bind(event.event_type)
+    .bind(event.event_timestamp)
+    .bind(event.api_version)
+    .bind(event.body.to_vec())
+    .bind(event.received_at)
+    .fetch_optional(db)
+    .await?;
+    if let Some((id,)) = inserted {
+        return Ok((id, false));
+    }
+    let (id,): (String,) = query("SELECT id FROM received_events WHERE webhook_id = $1")
+        .bind(event.webhook_id)
+        .fetch_one(db)
+        .await?;
+    Ok((id, true))
+}
+
+pub async fn find(db: &Db, id: &str) -> Result<Option<ReceivedEvent>, DbError> {
+    query(
+        "SELECT id, webhook_id, event_type, event_timestamp, api_version, body, received_at \
+         FROM received_events WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// How many deliveries are stored.
+pub async fn count(db: &Db) -> Result<i64, DbError> {
+    let (count,): (i64,) = query("SELECT COUNT(*) FROM received_events")
+        .fetch_one(db)
+        .await?;
+    Ok(count)
+}
