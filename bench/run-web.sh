@@ -22,7 +22,7 @@ node web/scripts/postbuild.mjs --sizes-only
 work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 DATA_DIR="$work" WEB_DIR="$REPO/web/out" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
-  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 RUST_LOG=warn \
+  IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 BILLING_WEBHOOK_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 RUST_LOG=warn \
   "$GATEHOUSE_BIN" standalone >"$work/log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -10,7 +10,7 @@ use gatehouse_kit::config::{
 use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::service::service_url;
 use gatehouse_kit::service_auth::ServiceToken;
-use gatehouse_proto::{identity, mailer, organization, session};
+use gatehouse_proto::{billing_webhook, identity, mailer, organization, session};
 use serde::Deserialize;
 
 use crate::client_ip::IpNet;
@@ -99,6 +99,8 @@ pub struct GatewayConfig {
     pub mailer_url: String,
     /// `ORGANIZATION_URL`: the organization service's gRPC address.
     pub organization_url: String,
+    /// `BILLING_WEBHOOK_URL`: the billing-webhook service's gRPC address.
+    pub billing_webhook_url: String,
     /// `DEV_MAILBOX` (default false; standalone mode turns it on): serve the newest mails at
     /// `GET /api/dev/mailbox`, to loopback clients only.
     pub dev_mailbox: bool,
@@ -218,6 +220,11 @@ impl GatewayConfig {
             trusted_proxies,
             mailer_url: service_url(env, mailer::NAME, mailer::DEFAULT_LISTEN),
             organization_url: service_url(env, organization::NAME, organization::DEFAULT_LISTEN),
+            billing_webhook_url: service_url(
+                env,
+                billing_webhook::NAME,
+                billing_webhook::DEFAULT_LISTEN,
+            ),
             dev_mailbox: s.dev_mailbox,
             web_dir: Some(s.web_dir.trim())
                 .filter(|dir| !dir.is_empty())

@@ -23,6 +23,7 @@ pub mod web;
 pub mod wire;
 
 use gatehouse_kit::client::lazy_channel;
+use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
@@ -80,6 +81,10 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         members: MemberServiceClient::new(organization.clone()),
         invitations: InvitationServiceClient::new(organization.clone()),
         teams: TeamServiceClient::new(organization),
+        intake: IntakeServiceClient::new(lazy_channel(
+            &config.billing_webhook_url,
+            &config.service_token,
+        )?),
         config,
     }))
 }

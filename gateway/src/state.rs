@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use gatehouse_kit::client::ServiceChannel;
+use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
@@ -44,6 +45,7 @@ pub struct Shared {
     pub members: MemberServiceClient<ServiceChannel>,
     pub invitations: InvitationServiceClient<ServiceChannel>,
     pub teams: TeamServiceClient<ServiceChannel>,
+    pub intake: IntakeServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }
 

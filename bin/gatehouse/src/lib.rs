@@ -12,6 +12,7 @@ pub const PARTS: &[&dyn Part] = &[
     &gatehouse_session::SERVICE,
     &gatehouse_mailer::SERVICE,
     &gatehouse_organization::SERVICE,
+    &gatehouse_billing_webhook::SERVICE,
 ];
 
 /// The part called `name`.

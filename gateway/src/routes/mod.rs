@@ -7,6 +7,7 @@ mod account;
 mod admin;
 mod email_password;
 mod email_verification;
+mod intake;
 mod invitation;
 pub mod mailbox;
 mod member;
@@ -98,6 +99,7 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
 /// `/api`, and the web app (`WEB_DIR`) everywhere else.
 pub fn router(state: AppState) -> Router {
     let dev_mailbox = mailbox::router().with_state(state.clone());
+    let billing_intake = intake::router().with_state(state.clone());
     let web = state.config.web_dir.as_deref().and_then(|dir| {
         let app = crate::web::router(dir);
         if app.is_none() {
@@ -125,6 +127,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .nest(crate::BASE_PATH, auth)
         .merge(dev_mailbox)
+        .merge(billing_intake)
         .route("/api/{*rest}", axum::routing::any(not_found));
     let all = match web {
         Some(web) => api.fallback_service(web),

@@ -62,6 +62,7 @@ impl Stack {
             ("SESSION_LISTEN", "127.0.0.1:0"),
             ("MAILER_LISTEN", "127.0.0.1:0"),
             ("ORGANIZATION_LISTEN", "127.0.0.1:0"),
+            ("BILLING_WEBHOOK_LISTEN", "127.0.0.1:0"),
             ("GATEWAY_OPS_LISTEN", "127.0.0.1:0"),
             ("RATE_LIMIT_MAX", "100000"),
             ("RATE_LIMIT_SIGN_IN_MAX", "100000"),

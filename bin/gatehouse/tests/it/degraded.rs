@@ -76,6 +76,7 @@ async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
             ("SESSION_LISTEN", "127.0.0.1:0".into()),
             ("MAILER_LISTEN", "127.0.0.1:0".into()),
             ("ORGANIZATION_LISTEN", "127.0.0.1:0".into()),
+            ("BILLING_WEBHOOK_LISTEN", "127.0.0.1:0".into()),
             ("GATEWAY_OPS_LISTEN", "127.0.0.1:0".into()),
             (extra.0, extra.1.to_string()),
         ])

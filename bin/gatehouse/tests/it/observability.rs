@@ -131,6 +131,13 @@ async fn the_healthcheck_subcommand_reports_the_operations_listener() {
         String::from_utf8_lossy(&parts.stdout)
             .lines()
             .collect::<Vec<_>>(),
-        ["gateway", "identity", "session", "mailer", "organization"]
+        [
+            "gateway",
+            "identity",
+            "session",
+            "mailer",
+            "organization",
+            "billing-webhook"
+        ]
     );
 }

@@ -1,0 +1,147 @@
+//! `POST /api/billing/webhooks` through the whole stack: the payments platform's deliveries,
+//! signed here by hand as it signs them (HMAC-SHA256 keyed with the secret's text, billing-
+//! webhooks reference §2.1), are acknowledged once stored; retries are recognised; refusals
+//! answer in the `{message, code}` shape.
+
+use base64::Engine;
+use hmac::{KeyInit, Mac};
+
+use crate::common::{Reply, Stack};
+
+const SECRET: &str = "whsec_c3RhbmRhbG9uZSB0ZXN0cyBzZWNyZXQgZm9yIHRoZSBpbnRha2U";
+
+fn url(stack: &Stack) -> String {
+    stack.base.replace("/api/auth", "/api/billing/webhooks")
+}
+
+/// The reference fixture `name`, compact, as the payments platform sends it.
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/../../services/billing-webhook/tests/fixtures/polar/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    serde_json::to_vec(&value).unwrap()
+}
+
+fn signature(key: &[u8], id: &str, timestamp: i64, body: &[u8]) -> String {
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).unwrap();
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(body);
+    let digest = mac.finalize().into_bytes();
+    format!(
+        "v1,{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+async fn deliver(stack: &Stack, headers: &[(&str, String)], body: Vec<u8>) -> Reply {
+    let mut request = stack
+        .http
+        .post(url(stack))
+        .header("content-type", "application/json")
+        .header("user-agent", "polar.sh webhooks");
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    Reply::from(request.body(body).send().await.unwrap()).await
+}
+
+fn signed(id: &str, body: &[u8]) -> Vec<(&'static str, String)> {
+    let now = chrono::Utc::now().timestamp();
+    vec![
+        ("webhook-id", id.to_string()),
+        ("webhook-timestamp", now.to_string()),
+        (
+            "webhook-signature",
+            signature(SECRET.as_bytes(), id, now, body),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn a_signed_delivery_is_acknowledged_once_stored_and_its_retry_recognised() {
+    let stack = Stack::start(&[("POLAR_WEBHOOK_SECRET", SECRET)]).await;
+    // The largest fixture (a checkout embedding products, prices and a discount).
+    let body = fixture("checkout.created");
+    let first = deliver(&stack, &signed("msg_checkout", &body), body.clone()).await;
+    assert_eq!(first.status, 202, "{}", first.text);
+    let id = first.json()["id"].as_str().unwrap().to_string();
+    assert_eq!(first.json()["duplicate"], false);
+
+    let retry = deliver(&stack, &signed("msg_checkout", &body), body.clone()).await;
+    assert_eq!(retry.status, 200, "{}", retry.text);
+    assert_eq!(retry.json()["id"], id.as_str());
+    assert_eq!(retry.json()["duplicate"], true);
+
+    // An event type the service has no model for is acknowledged, never a 5xx.
+    let unknown =
+        br#"{"type":"customer_seat.claimed","timestamp":"2026-11-01T08:00:00Z","data":{}}"#;
+    let reply = deliver(&stack, &signed("msg_seat", unknown), unknown.to_vec()).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+}
+
+#[tokio::test]
+async fn refusals_name_what_is_wrong_in_the_error_shape() {
+    let stack = Stack::start(&[("POLAR_WEBHOOK_SECRET", SECRET)]).await;
+    let body = fixture("order.paid");
+    let good = signed("msg_order", &body);
+
+    let no_headers = deliver(&stack, &[], body.clone()).await;
+    assert_eq!(no_headers.status, 403);
+    assert_eq!(
+        no_headers.error(),
+        (
+            "MISSING_REQUIRED_HEADERS".into(),
+            "Missing required headers".into()
+        )
+    );
+
+    let mut reformatted =
+        serde_json::to_vec_pretty(&serde_json::from_slice::<serde_json::Value>(&body).unwrap())
+            .unwrap();
+    let tampered = deliver(&stack, &good, std::mem::take(&mut reformatted)).await;
+    assert_eq!(
+        tampered.status, 403,
+        "the same JSON in other bytes is not what was signed"
+    );
+    assert_eq!(
+        tampered.error(),
+        (
+            "NO_MATCHING_SIGNATURE_FOUND".into(),
+            "No matching signature found".into()
+        )
+    );
+
+    let old = chrono::Utc::now().timestamp() - 600;
+    let stale = vec![
+        ("webhook-id", "msg_order".to_string()),
+        ("webhook-timestamp", old.to_string()),
+        (
+            "webhook-signature",
+            signature(SECRET.as_bytes(), "msg_order", old, &body),
+        ),
+    ];
+    let reply = deliver(&stack, &stale, body.clone()).await;
+    assert_eq!(reply.status, 403);
+    assert_eq!(reply.error().1, "Message timestamp too old");
+
+    let huge = vec![b' '; 1024 * 1024 + 1];
+    let reply = deliver(&stack, &signed("msg_huge", &huge), huge).await;
+    assert_eq!(reply.status, 413);
+    assert_eq!(reply.error().0, "WEBHOOK_BODY_TOO_LARGE");
+
+    // Nothing refused was stored: the first good delivery is new.
+    let reply = deliver(&stack, &good, body).await;
+    assert_eq!(reply.status, 202, "{}", reply.text);
+}
+
+#[tokio::test]
+async fn without_a_secret_deliveries_get_503_so_the_sender_retries() {
+    let stack = Stack::start(&[]).await;
+    let body = fixture("order.created");
+    let reply = deliver(&stack, &signed("msg_1", &body), body).await;
+    assert_eq!(reply.status, 503);
+    assert_eq!(reply.error().0, "BILLING_WEBHOOKS_NOT_CONFIGURED");
+}
