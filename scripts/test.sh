@@ -61,7 +61,9 @@ start_stack() {
   echo "gatehouse did not start:"; cat "$dir/gatehouse.log"; return 1
 }
 data_dir="$(mktemp -d)"
-start_stack "$data_dir"
+# The billing intake suite signs its deliveries with this secret, as the payments platform would.
+export POLAR_WEBHOOK_SECRET="whsec_$(head -c 24 /dev/urandom | base64)"
+start_stack "$data_dir" POLAR_WEBHOOK_SECRET="$POLAR_WEBHOOK_SECRET"
 gatehouse_pid=$stack_pid
 trap 'kill $gatehouse_pid $stack_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}"' EXIT
 export GATEHOUSE_URL="http://localhost:$port"
@@ -72,6 +74,10 @@ show_log() { echo "--- gatehouse log ---"; cat "$data_dir/gatehouse.log"; }
 step "better-auth client conformance (Node, better-auth 1.7.7)"
 npm ci --prefix tests/conformance --no-audit --no-fund --silent
 node --test tests/conformance/*.test.mjs tests/conformance/mail-flows/*.test.mjs || { show_log; exit 1; }
+
+step "billing webhook intake (Node: deliveries signed by the Standard Webhooks reference library)"
+npm ci --prefix tests/billing --no-audit --no-fund --silent
+node --test tests/billing/*.test.mjs || { show_log; exit 1; }
 
 step "web app end to end (Playwright in Debian Chromium; failures keep screenshots in web/test-results/)"
 command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
