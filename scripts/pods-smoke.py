@@ -12,13 +12,17 @@
 2. `podman kube play`: the init step (`gatehouse migrate <part>`) runs before each service.
 3. Each container's liveness (HTTP `/healthz`) and readiness (gRPC health, the service the
    manifest names) probes pass.
-4. Through the gateway pod: sign-up, sign-in, get-session, sign-out.
+4. Through the gateway pod: sign-up, sign-in, get-session, sign-out; a payments platform's
+   webhook (Standard Webhooks signed) taken in by billing-webhook, then its redelivery.
 5. The sign-up is one trace: spans of the gateway, identity (gRPC) and the outbox's AMQP
    publish share the caller's trace id.
 6. `podman kube down`, the databases dropped, whatever happened.
 """
+import base64
 import email.parser as email_parser
 import email.policy as email_policy
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -99,7 +103,7 @@ def render_for_podman(parts: list[str], image: str, ports: dict, urls: dict, sec
     config = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "gatehouse-config")
     data = config["data"]
     for part in parts:
-        upper = part.upper()
+        upper = part.upper().replace("-", "_")  # BILLING_WEBHOOK_LISTEN for billing-webhook
         data[f"{upper}_LISTEN"] = f"127.0.0.1:{ports[part]}"
         data[f"{upper}_OPS_LISTEN"] = f"127.0.0.1:{ports[part + '-ops']}"
         if part != "gateway":
@@ -270,6 +274,45 @@ def organization(api: str, opener, origin: dict, email: str, logs) -> None:
     print("pods-smoke: an organization went gateway → organization → identity and session, and reads back")
 
 
+def billing_webhook(site: str, secret: str, database: str, logs) -> None:
+    """A payments platform's delivery through the gateway pod to billing-webhook, signed as the
+    platform signs (Standard Webhooks, the HMAC key the secret's text, `whsec_` included), then
+    the same delivery again: stored once, acknowledged both times."""
+    body = (b'{"type":"order.paid","timestamp":"2026-09-14T10:21:37.004512Z",'
+            b'"api_version":"2026-04","data":{"id":"ord_1"}}')
+    webhook_id = f"msg_pods_{secrets.token_hex(8)}"
+    timestamp = str(int(time.time()))
+    mac = hmac.new(secret.encode(), f"{webhook_id}.{timestamp}.".encode() + body, hashlib.sha256)
+    headers = {
+        "content-type": "application/json",
+        "webhook-id": webhook_id,
+        "webhook-timestamp": timestamp,
+        "webhook-signature": "v1," + base64.b64encode(mac.digest()).decode(),
+    }
+
+    def deliver():
+        request = urllib.request.Request(f"{site}/api/billing/webhooks", data=body, method="POST", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return reply.status, json.loads(reply.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    status, first = deliver()
+    if status != 202 or not isinstance(first, dict) or not first.get("id") or first.get("duplicate") is not False:
+        fail(f"a signed webhook answered {status} {first}\n{logs()}")
+    print(f"pods-smoke: POST /api/billing/webhooks ({webhook_id}) answered {status} {json.dumps(first)}")
+    status, again = deliver()
+    if status != 200 or again != {"id": first["id"], "duplicate": True}:
+        fail(f"the same delivery again answered {status} {again}\n{logs()}")
+    print(f"pods-smoke: the same delivery again answered {status} {json.dumps(again)}")
+    stored = run("psql", database, "-tAc",
+                 f"SELECT count(*) FROM received_events WHERE webhook_id = '{webhook_id}'").stdout.strip()
+    if stored != "1":
+        fail(f"billing-webhook's database holds {stored!r} rows of {webhook_id}, not 1")
+    print("pods-smoke: a signed webhook went gateway → billing-webhook → its database, stored once")
+
+
 class NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
@@ -344,7 +387,7 @@ def main() -> None:
     parts = run("podman", "run", "--rm", "--entrypoint", "/usr/local/bin/gatehouse", image, "parts").stdout.split()
     ports = {key: free_port() for part in parts for key in (part, part + "-ops")}
     suffix = secrets.token_hex(4)
-    databases = {part: f"gh_pods_{part}_{suffix}" for part in parts if part != "gateway"}
+    databases = {part: f"gh_pods_{part.replace('-', '_')}_{suffix}" for part in parts if part != "gateway"}
     base_url = f"http://localhost:{ports['gateway']}"
 
     sink = TraceSink()
@@ -376,6 +419,8 @@ def main() -> None:
         **{f"{part}-database-url": f"{pg_base}/{name}" for part, name in databases.items()},
         # A real SMTP server (aiosmtpd) on this host: the mail flow step reads what it receives.
         "mail-url": f"smtp://127.0.0.1:{smtp_port}",
+        # As the payments platform shows it; the webhook step signs with it.
+        "polar-webhook-secret": f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}",
     }
     for name, value in values.items():
         path = secret_dir / name
@@ -392,9 +437,10 @@ def main() -> None:
 
     def logs() -> str:
         out = []
+        # podman names them `<part>-pod[-N]-<container>` (4.3: `gateway-pod-0-gateway`).
+        names = subprocess.run(["podman", "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True).stdout.split()
         for part in parts:
-            for suffix_ in ("-pod-migrate", "-pod-" + part):
-                name = f"{part}{suffix_}"
+            for name in (n for n in names if container_of(n, part, "migrate") or container_of(n, part, part)):
                 result = subprocess.run(["podman", "logs", "--tail", "40", name], capture_output=True, text=True)
                 if result.returncode == 0:
                     out.append(f"--- {name} ---\n{result.stdout}{result.stderr}")
@@ -415,6 +461,10 @@ def main() -> None:
         trace_id = secrets.token_hex(16)
         smoke(f"http://127.0.0.1:{ports['gateway']}/api/auth", base_url, trace_id, logs)
         web_app(f"http://127.0.0.1:{ports['gateway']}", logs)
+        billing_webhook(
+            f"http://127.0.0.1:{ports['gateway']}", values["polar-webhook-secret"],
+            f"{pg_base}/{databases['billing-webhook']}", logs,
+        )
         mail_flow(f"http://127.0.0.1:{ports['gateway']}/api/auth", base_url, spool, logs)
 
         expected = {"gatehouse-gateway", "gatehouse-identity", "gatehouse-session"}
