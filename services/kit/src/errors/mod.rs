@@ -12,7 +12,10 @@ pub mod admin;
 pub mod base;
 pub mod billing;
 pub mod organization;
+mod service;
 pub mod username;
+
+pub use service::ServiceError;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
