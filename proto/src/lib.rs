@@ -89,6 +89,7 @@ pub mod events {
         v1::TeamRemoved => "team.removed",
         v1::TeamMemberAdded => "team-member.added",
         v1::TeamMemberRemoved => "team-member.removed",
+        v1::BillingEventReceived => "billing.event-received",
     }
 
     /// A consumer's durable queue and the topics bound to it.
@@ -125,11 +126,19 @@ pub mod events {
         topics: &["mail.requested"],
     };
 
+    /// The billing-webhook service projects every stored webhook event (customers, their state,
+    /// subscriptions, orders, refunds, benefit grants).
+    pub const BILLING_PROJECTIONS: Queue = Queue {
+        name: "billing-webhook.projections",
+        topics: &["billing.event-received"],
+    };
+
     /// Every consumer queue. Adding a consumer is a line here and its handler.
     pub const QUEUES: &[Queue] = &[
         SESSION_USER_EVENTS,
         SESSION_ORGANIZATION_EVENTS,
         MAILER_MAIL_REQUESTS,
         ORGANIZATION_USER_EVENTS,
+        BILLING_PROJECTIONS,
     ];
 }

@@ -1,16 +1,21 @@
 //! The billing-webhook service: the payments platform's (Polar's) webhooks taken in verified
-//! and stored (`intake/`, IntakeService), projected, and fanned out to sellers' endpoints.
+//! and stored (`intake/`, IntakeService), projected (`projection/`: the current state of each
+//! customer, subscription, order, refund and benefit grant), and fanned out to sellers'
+//! endpoints.
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
 pub mod error;
 pub mod intake;
 pub mod polar;
+pub mod projection;
 
 use std::sync::Arc;
 
+use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
+use gatehouse_proto::events::BILLING_PROJECTIONS;
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
@@ -38,9 +43,17 @@ pub const SERVICE: ServicePart = ServicePart {
 async fn start(
     db: Db,
     context: Context,
-    _shutdown: CancellationToken,
+    shutdown: CancellationToken,
 ) -> Result<GrpcServices, BoxError> {
     let config = BillingWebhookConfig::from_env(&context.env)?;
+    Consumer {
+        queue: BILLING_PROJECTIONS.name,
+        db: db.clone(),
+        bus: context.bus.clone(),
+        handler: Arc::new(projection::events::Projections),
+        retry: RetryPolicy::default(),
+    }
+    .spawn(shutdown);
     let verifier = match &config.polar_webhook_secret {
         Some(secret) => Some(Arc::new(intake::Verifier::polar(secret)?)),
         None => {

@@ -1,7 +1,9 @@
 //! `received_events`: every verified delivery, its body byte for byte, one row per `webhook-id`.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::db::{Db, DbError, Executor, query};
+use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_proto::events::v1::BillingEventReceived;
 
 /// A verified delivery about to be stored.
 #[derive(Debug)]
@@ -27,10 +29,12 @@ pub struct ReceivedEvent {
     pub received_at: DateTime<Utc>,
 }
 
-/// Stores `event` unless its `webhook-id` is stored already. Returns the id of the row that
-/// holds that `webhook-id` and whether it was there before (a retry or a redelivery). One
-/// statement, committed when it returns: the caller may answer 2xx.
+/// Stores `event` unless its `webhook-id` is stored already, and with a new one its
+/// `billing.event-received` in the outbox, in one transaction. Returns the id of the row that
+/// holds that `webhook-id` and whether it was there before (a retry or a redelivery).
+/// Committed when it returns: the caller may answer 2xx.
 pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbError> {
+    let mut tx = db.begin().await?;
     let inserted: Option<(String,)> = query(
         "INSERT INTO received_events \
          (id, webhook_id, event_type, event_timestamp, api_version, body, received_at) \
@@ -43,25 +47,36 @@ pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbE
     .bind(event.api_version)
     .bind(event.body.to_vec())
     .bind(event.received_at)
-    .fetch_optional(db)
+    .fetch_optional(&mut tx)
     .await?;
-    if let Some((id,)) = inserted {
-        return Ok((id, false));
-    }
-    let (id,): (String,) = query("SELECT id FROM received_events WHERE webhook_id = $1")
-        .bind(event.webhook_id)
-        .fetch_one(db)
-        .await?;
-    Ok((id, true))
+    let stored = match inserted {
+        Some((id,)) => {
+            tx.enqueue(&OutboxEvent::new(&BillingEventReceived {
+                event_id: id.clone(),
+                event_type: event.event_type.to_string(),
+            }))
+            .await?;
+            (id, false)
+        }
+        None => {
+            let (id,): (String,) = query("SELECT id FROM received_events WHERE webhook_id = $1")
+                .bind(event.webhook_id)
+                .fetch_one(&mut tx)
+                .await?;
+            (id, true)
+        }
+    };
+    tx.commit().await?;
+    Ok(stored)
 }
 
-pub async fn find(db: &Db, id: &str) -> Result<Option<ReceivedEvent>, DbError> {
+pub async fn find(on: impl Executor, id: &str) -> Result<Option<ReceivedEvent>, DbError> {
     query(
         "SELECT id, webhook_id, event_type, event_timestamp, api_version, body, received_at \
          FROM received_events WHERE id = $1",
     )
     .bind(id)
-    .fetch_optional(db)
+    .fetch_optional(on)
     .await
 }
 

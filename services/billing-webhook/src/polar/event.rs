@@ -330,6 +330,26 @@ pub enum EntityRef<'a> {
 }
 
 impl<'a> EntityRef<'a> {
+    /// What kind of entity this is, as projections file it (`order`, `customer_state`, …);
+    /// `None` for an unknown event's data.
+    pub fn kind(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Benefit(_) => "benefit",
+            Self::BenefitGrant(_) => "benefit_grant",
+            Self::Checkout(_) => "checkout",
+            Self::Customer(_) => "customer",
+            Self::CustomerState(_) => "customer_state",
+            Self::Discount(_) => "discount",
+            Self::Member(_) => "member",
+            Self::Order(_) => "order",
+            Self::Organization(_) => "organization",
+            Self::Product(_) => "product",
+            Self::Refund(_) => "refund",
+            Self::Subscription(_) => "subscription",
+            Self::Unknown(_) => return None,
+        })
+    }
+
     /// The entity's id.
     pub fn id(self) -> Option<&'a str> {
         match self {

@@ -3,5 +3,6 @@
 
 mod intake;
 mod polar_models;
+mod projection;
 mod schema;
 mod support;
