@@ -8,7 +8,7 @@ pub use gatehouse_kit::listing::{Filter, Kind, Match};
 
 /// Columns kept lower-cased: text matching compares them as they are.
 const STORED_LOWER: &[&str] = &["email", "username"];
-use gatehouse_kit::db::{Db, DbError};
+use gatehouse_kit::db::{Backend, Db, DbError};
 use gatehouse_kit::listing::condition;
 
 use crate::user::User;
@@ -150,6 +150,39 @@ async fn deep_page(
     Ok(Some((users, u64::try_from(total).unwrap_or(0))))
 }
 
+/// The shortest search the trigram indexes answer from their index; shorter ones scan.
+const TRIGRAM: usize = 3;
+
+/// On SQLite, each text search of email or name also narrows users to the candidates of the
+/// FTS5 trigram table (`users_search`, migration 0005), found by id. The candidates' pattern
+/// has no escape (FTS5 takes LIKE's two-argument form only), so a `%` or `_` the user typed is
+/// a one-character wildcard there: a superset, which the exact LIKE of [`condition`] then
+/// trims. PostgreSQL needs nothing here: its pg_trgm indexes serve the LIKE itself.
+fn with_trigram_candidates(mut cond: Cond, filters: &[Filter]) -> Cond {
+    for filter in filters {
+        let Filter::Like(column @ ("email" | "name"), value, how) = filter else {
+            continue;
+        };
+        let text = value.to_lowercase();
+        if text.chars().count() < TRIGRAM {
+            continue;
+        }
+        let wildcards = text.replace('%', "_");
+        let pattern = match how {
+            Match::Contains => format!("%{wildcards}%"),
+            Match::StartsWith => format!("{wildcards}%"),
+            Match::EndsWith => format!("%{wildcards}"),
+        };
+        let mut candidates = Query::select();
+        candidates
+            .column(Alias::new("id"))
+            .from(Alias::new("users_search"))
+            .and_where(Expr::col(Alias::new(*column)).like(pattern));
+        cond = cond.add(Expr::col(Alias::new("id")).in_subquery(candidates));
+    }
+    cond
+}
+
 /// The page of users `query` asks for, and how many users match in all.
 pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbError> {
     let offset = query.offset.filter(|n| *n > 0);
@@ -160,7 +193,10 @@ pub async fn list(db: &Db, query: &ListQuery) -> Result<(Vec<User>, u64), DbErro
     {
         return Ok(found);
     }
-    let cond = condition(&query.filters, STORED_LOWER);
+    let mut cond = condition(&query.filters, STORED_LOWER);
+    if db.backend() == Backend::Sqlite {
+        cond = with_trigram_candidates(cond, &query.filters);
+    }
     let users: Vec<User> = db
         .build_page(&page_statement(query, &cond), query.limit, offset)
         .fetch_all(db)

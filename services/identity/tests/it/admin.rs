@@ -570,3 +570,87 @@ async fn removal_impersonation_and_permission_questions(#[case] backend: Backend
     let again = t.admin.remove_user(&admin, &target).await;
     assert_eq!(refused(again), base::USER_NOT_FOUND.code());
 }
+
+/// The search indexes (pg_trgm; SQLite's FTS5 trigram table kept by triggers) follow every
+/// change of a user's name or email and every removal, and a `%` typed in a search matches
+/// only itself even where the index treats it as a wildcard.
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn searches_follow_renames_email_changes_and_removals(#[case] backend: Backend) {
+    let t = setup(backend).await;
+    let admin = an_admin(&t, "Root").await;
+    let marta = user(&t, "Marta").await;
+    let martin = user(&t, "Martin").await;
+    t.rules
+        .sign_up(SignUp {
+            name: "Mar%tin".into(),
+            email: "percent@example.com".into(),
+            password: PASSWORD.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let search = |field: &'static str, value: &'static str| {
+        let admin = admin.clone();
+        let t_admin = t.admin.clone();
+        async move {
+            let query = list(ListUsersRequest {
+                search_value: Some(value.into()),
+                search_field: Some(field.into()),
+                sort_by: Some("name".into()),
+                ..Default::default()
+            });
+            let (users, total) = t_admin.list_users(&admin, &query).await.unwrap();
+            let names: Vec<String> = users.into_iter().map(|u| u.name).collect();
+            assert_eq!(names.len() as u64, total, "{value}: total matches the page");
+            names
+        }
+    };
+    assert_eq!(
+        search("name", "MART").await,
+        ["Marta", "Martin"],
+        "{backend:?}"
+    );
+    assert_eq!(
+        search("name", "r%t").await,
+        ["Mar%tin"],
+        "{backend:?}: `%` literal"
+    );
+
+    let rename = json!({"name": "Ingrid"}).as_object().unwrap().clone();
+    t.admin.edit_user(&admin, &marta, rename).await.unwrap();
+    assert_eq!(
+        search("name", "mart").await,
+        ["Martin"],
+        "{backend:?}: old name"
+    );
+    assert_eq!(
+        search("name", "grid").await,
+        ["Ingrid"],
+        "{backend:?}: new name"
+    );
+
+    let email = json!({"email": "zq-unique@example.org"})
+        .as_object()
+        .unwrap()
+        .clone();
+    t.admin.edit_user(&admin, &martin, email).await.unwrap();
+    assert_eq!(
+        search("email", "q-uni").await,
+        ["Martin"],
+        "{backend:?}: new email"
+    );
+    assert!(
+        search("email", "martin@").await.is_empty(),
+        "{backend:?}: old email"
+    );
+
+    t.admin.remove_user(&admin, &martin).await.unwrap();
+    assert!(
+        search("email", "q-uni").await.is_empty(),
+        "{backend:?}: removed"
+    );
+    assert_eq!(search("name", "TIN").await, ["Mar%tin"], "{backend:?}: the rest stay");
+}
