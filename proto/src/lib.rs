@@ -113,11 +113,11 @@ pub mod events {
         topics: &["organization.deleted", "team.removed"],
     };
 
-    /// The organization service removes a deleted user's memberships, and an organization
-    /// left without members.
+    /// The organization service keeps its copy of members' profiles current, and removes a
+    /// deleted user's memberships, and an organization left without members.
     pub const ORGANIZATION_USER_EVENTS: Queue = Queue {
         name: "organization.user-events",
-        topics: &["user.deleted"],
+        topics: &["user.updated", "user.deleted"],
     };
 
     /// The mailer writes and sends every requested mail.

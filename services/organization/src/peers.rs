@@ -1,7 +1,5 @@
-//! The services the organization rules ask: identity for members' users, session for a
-//! session's active organization and team.
-
-use std::collections::HashMap;
+//! The services the organization rules ask: identity for users (member lists read their own
+//! copy, `member::users`), session for a session's active organization and team.
 
 use gatehouse_kit::client::ServiceChannel;
 use gatehouse_kit::errors::{Failure, base};
@@ -10,7 +8,6 @@ use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use gatehouse_proto::session::v1 as session_pb;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
-use crate::member::{ListedMember, Member};
 use crate::organization::Caller;
 
 /// Identity's limit for one `GetUsers` call.
@@ -43,6 +40,18 @@ impl Peers {
         }
     }
 
+    /// The user with `id`, for a new member's copy (`member::users`). Best effort: without it
+    /// the membership is written all the same, and the first member list copies the user.
+    pub async fn user_to_copy(&self, id: &str) -> Option<identity_pb::User> {
+        self.user(id)
+            .await
+            .inspect_err(|failure| {
+                tracing::warn!(code = failure.code(), "user not read; not copied");
+            })
+            .ok()
+            .flatten()
+    }
+
     /// The user with `email` (any case); `None` when there is none.
     pub async fn user_by_email(&self, email: &str) -> Result<Option<identity_pb::User>, Failure> {
         let found = self
@@ -65,16 +74,10 @@ impl Peers {
         }
     }
 
-    /// Members with their users (one a user identity no longer has shows none): one call to
-    /// identity for a whole page of members.
-    pub async fn with_users(&self, members: Vec<Member>) -> Result<Vec<ListedMember>, Failure> {
-        if members.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut ids: Vec<String> = members.iter().map(|m| m.user_id.clone()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let mut users: HashMap<String, identity_pb::User> = HashMap::with_capacity(ids.len());
+    /// The users with these ids that identity has, in no particular order: one call per
+    /// [`MAX_USERS_PER_CALL`] ids.
+    pub async fn users_by_id(&self, ids: &[String]) -> Result<Vec<identity_pb::User>, Failure> {
+        let mut users = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(MAX_USERS_PER_CALL) {
             let found = self
                 .users
@@ -84,21 +87,9 @@ impl Peers {
                 })
                 .await
                 .map_err(|status| Failure::from_status(&status))?;
-            users.extend(
-                found
-                    .into_inner()
-                    .users
-                    .into_iter()
-                    .map(|u| (u.id.clone(), u)),
-            );
+            users.extend(found.into_inner().users);
         }
-        Ok(members
-            .into_iter()
-            .map(|member| {
-                let user = users.get(&member.user_id).cloned();
-                ListedMember { member, user }
-            })
-            .collect())
+        Ok(users)
     }
 
     /// Sets (or clears) the caller's session's active organization and team.

@@ -240,6 +240,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
         .unwrap();
     tx.enqueue(&OutboxEvent::new(&UserUpdated {
         user_id: user_id.clone(),
+        ..Default::default()
     }))
     .await
     .unwrap();

@@ -753,3 +753,40 @@ async fn members_are_listed_changed_and_removed_through_the_member_routes() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_members_new_profile_reaches_list_members_through_user_updated() {
+    let stack = Stack::start(&[]).await;
+    let owner = stack.sign_up(&unique_email()).await.cookie_header();
+    let org = stack
+        .post(
+            "/organization/create",
+            json!({"name": "Acme", "slug": slug()}),
+            Some(&owner),
+        )
+        .await
+        .json();
+    let member = stack.sign_up(&unique_email()).await.cookie_header();
+    let id = org["id"].as_str().unwrap();
+    add_member(&stack, id, &user_id(&stack, &member).await, "member").await;
+
+    let image = "https://img.example.com/max.png";
+    let renamed = stack
+        .post(
+            "/update-user",
+            json!({"name": "Max Power", "image": image}),
+            Some(&member),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    // The organization service answers from its own copy, which the event moves forward.
+    eventually("the new profile in list-members", || async {
+        let listed = stack
+            .get("/organization/list-members", Some(&owner))
+            .await
+            .json();
+        let user = &listed["members"][1]["user"];
+        user["name"] == "Max Power" && user["image"] == image
+    })
+    .await;
+}

@@ -166,7 +166,10 @@ async fn user_events_reach_the_next_get_session_in_standalone_mode() {
     assert_eq!(before["user"]["name"], "Test User", "now cached");
 
     change_user(&stack, &user_id, |user_id| {
-        OutboxEvent::new(&UserUpdated { user_id })
+        OutboxEvent::new(&UserUpdated {
+            user_id,
+            ..Default::default()
+        })
     })
     .await;
     let renamed = eventually(Duration::from_secs(10), || async {

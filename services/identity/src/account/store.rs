@@ -5,8 +5,6 @@ use chrono::{DateTime, Utc};
 use gatehouse_kit::db::sea_query::SimpleExpr;
 use gatehouse_kit::db::{Db, DbError, query};
 use gatehouse_kit::ids;
-use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::v1::UserUpdated;
 
 use crate::email_password::store::CREDENTIAL_PROVIDER;
 use crate::user::User;
@@ -64,10 +62,7 @@ pub async fn update_profile(
     if let Some(language) = changes.language {
         columns.push(("language", language.into()));
     }
-    let event = OutboxEvent::new(&UserUpdated {
-        user_id: user_id.to_string(),
-    });
-    crate::user::store::update(db, user_id, columns, &event).await
+    crate::user::store::update(db, user_id, columns, None).await
 }
 
 /// The user's sign-in methods, oldest first.

@@ -18,7 +18,7 @@ use gatehouse_kit::errors::{ErrorCode, Failure, admin as codes, base};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_kit::validate::{is_valid_email, normalize_email};
-use gatehouse_proto::events::v1::{UserBanned, UserUpdated};
+use gatehouse_proto::events::v1::UserBanned;
 use serde_json::{Map, Value};
 
 use crate::account::store as accounts;
@@ -63,8 +63,8 @@ fn permissions(resource: &'static str, actions: &'static [&'static str]) -> Requ
     Request::all([(resource, actions)])
 }
 
-fn updated(user_id: &str) -> OutboxEvent {
-    OutboxEvent::new(&UserUpdated {
+fn ban_event(user_id: &str) -> OutboxEvent {
+    OutboxEvent::new(&UserBanned {
         user_id: user_id.to_string(),
     })
 }
@@ -267,9 +267,9 @@ impl Admin {
         &self,
         user_id: &str,
         columns: Vec<(&'static str, SimpleExpr)>,
-        event: OutboxEvent,
+        also: Option<OutboxEvent>,
     ) -> Result<User, IdentityError> {
-        users::update(&self.db, user_id, columns, &event)
+        users::update(&self.db, user_id, columns, also)
             .await
             .map_err(|error| {
                 if error.is_unique_violation_of("username") {
@@ -298,8 +298,7 @@ impl Admin {
         .await?;
         let role = self.check_roles(roles)?;
         self.target(user_id).await?;
-        self.set(user_id, vec![("role", role.into())], updated(user_id))
-            .await
+        self.set(user_id, vec![("role", role.into())], None).await
     }
 
     /// update-user: `user:update`, plus `user:set-role` for a role, `user:ban` for the ban
@@ -444,14 +443,10 @@ impl Admin {
             // Only keys that are no user field: nothing to change (better-auth drops them).
             return self.target(user_id).await;
         }
-        let event = if banning {
-            OutboxEvent::new(&UserBanned {
-                user_id: user_id.to_string(),
-            })
-        } else {
-            updated(user_id)
-        };
-        self.set(user_id, columns, event).await
+        // user.updated goes out in any case (a ban may come with a new name); a ban also ends
+        // the user's sessions.
+        self.set(user_id, columns, banning.then(|| ban_event(user_id)))
+            .await
     }
 
     /// ban-user: `user:ban`. The user's sessions end (user.banned), and signing in is refused
@@ -495,9 +490,7 @@ impl Admin {
                     ("ban_reason", reason.into()),
                     ("ban_expires", expires.into()),
                 ],
-                OutboxEvent::new(&UserBanned {
-                    user_id: user_id.to_string(),
-                }),
+                Some(ban_event(user_id)),
             )
             .await?;
         tracing::info!(actor = actor_id, user_id, "user banned");
@@ -513,7 +506,7 @@ impl Admin {
         )
         .await?;
         self.target(user_id).await?;
-        self.set(user_id, unbanned(), updated(user_id)).await
+        self.set(user_id, unbanned(), None).await
     }
 
     /// remove-user: `user:delete`. Publishes user.deleted (their sessions go too).
@@ -688,12 +681,7 @@ pub async fn change_role(
         roles.push(crate::user::DEFAULT_ROLE);
     }
     let role = roles.join(",");
-    users::update(
-        db,
-        &user.id,
-        vec![("role", role.into())],
-        &updated(&user.id),
-    )
-    .await?
-    .ok_or_else(|| base::USER_NOT_FOUND.into())
+    users::update(db, &user.id, vec![("role", role.into())], None)
+        .await?
+        .ok_or_else(|| base::USER_NOT_FOUND.into())
 }

@@ -100,13 +100,8 @@ impl EmailPassword {
             .ban_expires
             .is_some_and(|expires| expires <= gatehouse_kit::ids::now())
         {
-            let event = gatehouse_kit::outbox::OutboxEvent::new(
-                &gatehouse_proto::events::v1::UserUpdated {
-                    user_id: user.id.clone(),
-                },
-            );
             let lifted =
-                crate::user::store::update(&self.db, &user.id, crate::admin::unbanned(), &event)
+                crate::user::store::update(&self.db, &user.id, crate::admin::unbanned(), None)
                     .await?;
             tracing::info!(user_id = %user.id, "expired ban lifted");
             return Ok(lifted.unwrap_or(user));

@@ -9,7 +9,6 @@ use std::time::Duration;
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::base;
 use gatehouse_kit::validate::normalize_email;
-use gatehouse_proto::events::v1::UserUpdated;
 
 use crate::error::IdentityError;
 use crate::user::User;
@@ -210,14 +209,11 @@ impl EmailVerification {
                 change_confirmed: false,
             }),
             _ => {
-                let event = gatehouse_kit::outbox::OutboxEvent::new(&UserUpdated {
-                    user_id: user.id.clone(),
-                });
                 let user = crate::user::store::update(
                     &self.db,
                     &user.id,
                     vec![("email_verified", true.into())],
-                    &event,
+                    None,
                 )
                 .await?
                 .ok_or(base::USER_NOT_FOUND.with_status(401))?;

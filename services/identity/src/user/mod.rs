@@ -7,6 +7,8 @@ pub mod store;
 use chrono::{DateTime, Utc};
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::base;
+use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_proto::events::v1::UserUpdated;
 
 use crate::error::IdentityError;
 
@@ -134,6 +136,18 @@ impl User {
             language: gatehouse_kit::language::Language::DEFAULT.code(),
         }
     }
+}
+
+/// `user.updated` with the user as they are now: what other services keep of them
+/// (the organization service's copy of members' profiles) comes from it.
+pub fn updated_event(user: &User) -> OutboxEvent {
+    OutboxEvent::new(&UserUpdated {
+        user_id: user.id.clone(),
+        name: user.name.clone(),
+        email: user.email.clone(),
+        image: user.image.clone(),
+        updated_at_unix_ms: user.updated_at.timestamp_millis(),
+    })
 }
 
 #[derive(Clone)]

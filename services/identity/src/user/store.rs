@@ -1,7 +1,8 @@
 //! The `users` table, read side.
 
+use chrono::{DateTime, TimeDelta, Utc};
 use gatehouse_kit::db::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
-use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::db::{Db, DbError, Tx, query};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 
@@ -59,6 +60,31 @@ pub async fn find_by_email(db: &Db, email: &str) -> Result<Option<User>, DbError
     query(SQL).bind(email).fetch_optional(db).await
 }
 
+/// The `updated_at` a change to the user sets, the user's row locked until the transaction
+/// ends: now, or a millisecond past the stored one when now is not later (two changes in one
+/// millisecond, a replica whose clock is behind). It is `user.updated`'s version, so it must
+/// grow with every change. `None` when there is no such user.
+async fn next_updated_at(tx: &mut Tx, user_id: &str) -> Result<Option<DateTime<Utc>>, DbError> {
+    let previous: Option<(DateTime<Utc>,)> =
+        query("UPDATE users SET updated_at = updated_at WHERE id = $1 RETURNING updated_at")
+            .bind(user_id)
+            .fetch_optional(tx)
+            .await?;
+    Ok(previous.map(|(previous,)| Ord::max(ids::now(), previous + TimeDelta::milliseconds(1))))
+}
+
+/// The user as the transaction sees them, and `user.updated` with that snapshot.
+async fn announce(tx: &mut Tx, user_id: &str) -> Result<User, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        user_columns!(),
+        " FROM users WHERE users.id = $1"
+    );
+    let user: User = query(SQL).bind(user_id).fetch_one(&mut *tx).await?;
+    tx.enqueue(&super::updated_event(&user)).await?;
+    Ok(user)
+}
+
 /// Moves the user from `old_email` to `new_email` (`verified`: whether the new address has
 /// proved itself), records `user.updated` and writes `link` (the new address's verification),
 /// atomically. `None` when the user no longer has `old_email`.
@@ -71,13 +97,16 @@ pub async fn change_email(
     link: Option<&crate::verification::Link>,
 ) -> Result<Option<User>, DbError> {
     let mut tx = db.begin().await?;
+    let Some(at) = next_updated_at(&mut tx, user_id).await? else {
+        return Ok(None);
+    };
     let changed = query(
         "UPDATE users SET email = $1, email_verified = $2, updated_at = $3 \
          WHERE id = $4 AND email = $5",
     )
     .bind(new_email)
     .bind(verified)
-    .bind(ids::now())
+    .bind(at)
     .bind(user_id)
     .bind(old_email)
     .execute(&mut tx)
@@ -88,18 +117,7 @@ pub async fn change_email(
     if let Some(link) = link {
         link.write(&mut tx).await?;
     }
-    tx.enqueue(&OutboxEvent::new(
-        &gatehouse_proto::events::v1::UserUpdated {
-            user_id: user_id.to_string(),
-        },
-    ))
-    .await?;
-    const SQL: &str = concat!(
-        "SELECT ",
-        user_columns!(),
-        " FROM users WHERE users.id = $1"
-    );
-    let user = query(SQL).bind(user_id).fetch_one(&mut tx).await?;
+    let user = announce(&mut tx, user_id).await?;
     tx.commit().await?;
     Ok(Some(user))
 }
@@ -135,33 +153,32 @@ pub async fn delete(db: &Db, user_id: &str) -> Result<bool, DbError> {
     Ok(true)
 }
 
-/// Sets `columns` (and `updated_at`) on one user and records `event` in the same transaction;
-/// the user as stored afterwards, or `None` when there is no such user.
+/// Sets `columns` (and `updated_at`) on one user and records `user.updated` (with the user as
+/// changed) and `also`, when given, in the same transaction; the user as stored afterwards, or
+/// `None` when there is no such user.
 pub async fn update(
     db: &Db,
     user_id: &str,
     columns: Vec<(&'static str, SimpleExpr)>,
-    event: &OutboxEvent,
+    also: Option<OutboxEvent>,
 ) -> Result<Option<User>, DbError> {
+    let mut tx = db.begin().await?;
+    let Some(at) = next_updated_at(&mut tx, user_id).await? else {
+        return Ok(None);
+    };
     let mut statement = Query::update();
     statement
         .table(Alias::new("users"))
-        .value(Alias::new("updated_at"), ids::now())
+        .value(Alias::new("updated_at"), at)
         .and_where(Expr::col(Alias::new("id")).eq(user_id));
     for (column, value) in columns {
         statement.value(Alias::new(column), value);
     }
-    let mut tx = db.begin().await?;
-    if tx.build(&statement).execute(&mut tx).await? == 0 {
-        return Ok(None);
+    tx.build(&statement).execute(&mut tx).await?;
+    let user = announce(&mut tx, user_id).await?;
+    if let Some(event) = also {
+        tx.enqueue(&event).await?;
     }
-    tx.enqueue(event).await?;
-    const SQL: &str = concat!(
-        "SELECT ",
-        user_columns!(),
-        " FROM users WHERE users.id = $1"
-    );
-    let user = query(SQL).bind(user_id).fetch_one(&mut tx).await?;
     tx.commit().await?;
     Ok(Some(user))
 }

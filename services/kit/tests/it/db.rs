@@ -157,6 +157,7 @@ async fn events_commit_with_their_change_or_not_at_all(#[case] backend: Backend)
         .unwrap();
     tx.enqueue(&OutboxEvent::new(&UserUpdated {
         user_id: "kept".into(),
+        ..Default::default()
     }))
     .await
     .unwrap();
@@ -171,6 +172,7 @@ async fn events_commit_with_their_change_or_not_at_all(#[case] backend: Backend)
     dropped
         .enqueue(&OutboxEvent::new(&UserUpdated {
             user_id: "lost".into(),
+            ..Default::default()
         }))
         .await
         .unwrap();

@@ -63,7 +63,10 @@ async fn enqueue_updates(db: &Db, users: impl IntoIterator<Item = String>) -> Ve
     let mut ids = Vec::new();
     let mut tx = db.begin().await.unwrap();
     for user_id in users {
-        let event = OutboxEvent::new(&UserUpdated { user_id });
+        let event = OutboxEvent::new(&UserUpdated {
+            user_id,
+            ..Default::default()
+        });
         ids.push(event.id.clone());
         tx.enqueue(&event).await.unwrap();
     }

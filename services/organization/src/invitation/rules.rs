@@ -251,6 +251,7 @@ impl Invitations {
         {
             return Err(codes::ORGANIZATION_MEMBERSHIP_LIMIT_REACHED.into());
         }
+        let user = self.peers.user_to_copy(&caller.user_id).await;
         let mut tx = self.db.begin().await?;
         // Pending → accepted once, whoever else tries at the same moment.
         let accepted = store::settle(&mut tx, invitation_id, "accepted", now)
@@ -268,6 +269,9 @@ impl Invitations {
                 return Err(codes::USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION.into());
             }
             result => result?,
+        }
+        if let Some(user) = &user {
+            member::users::save(&mut tx, user).await?;
         }
         let team_ids: Vec<&str> = accepted
             .team_id

@@ -1,14 +1,18 @@
-//! What the organization service does with identity's `user.deleted` (queue
-//! `organization.user-events`): the user's memberships and team memberships go, and an
-//! organization left without members is deleted with everything in it (`organization.deleted`,
-//! so sessions that had it active lose it). All in the consumer's transaction.
+//! What the organization service does with identity's user events (queue
+//! `organization.user-events`), each in the consumer's transaction:
+//! - `user.updated`: the copy of a member's user moves to the event's snapshot, if newer
+//!   (`users.rs`); users who are no member are not copied.
+//! - `user.deleted`: the user's memberships, team memberships and copy go, and an organization
+//!   left without members is deleted with everything in it (`organization.deleted`, so
+//!   sessions that had it active lose it).
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
 use gatehouse_kit::db::Tx;
 use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_kit::service::BoxError;
 use gatehouse_proto::events::Event;
-use gatehouse_proto::events::v1::{OrganizationDeleted, UserDeleted};
+use gatehouse_proto::events::v1::{OrganizationDeleted, UserDeleted, UserUpdated};
 use prost::Message as _;
 
 pub struct UserEvents;
@@ -16,24 +20,43 @@ pub struct UserEvents;
 impl Handler for UserEvents {
     fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
         Box::pin(async move {
-            if message.topic != UserDeleted::TOPIC {
-                tracing::debug!(topic = %message.topic, "not an event this queue handles");
-                return Ok(());
-            }
-            let user_id = UserDeleted::decode(message.payload.as_slice())?.user_id;
-            let left = super::store::delete_for_user(tx, &user_id).await?;
-            for organization_id in left {
-                if super::store::count(&mut *tx, &organization_id).await? > 0 {
-                    continue;
+            let payload = message.payload.as_slice();
+            match message.topic.as_str() {
+                UserUpdated::TOPIC => updated(tx, &UserUpdated::decode(payload)?).await,
+                UserDeleted::TOPIC => deleted(tx, &UserDeleted::decode(payload)?.user_id).await,
+                topic => {
+                    tracing::debug!(%topic, "not an event this queue handles");
+                    Ok(())
                 }
-                crate::organization::store::delete(tx, &organization_id).await?;
-                tx.enqueue(&OutboxEvent::new(&OrganizationDeleted {
-                    organization_id: organization_id.clone(),
-                }))
-                .await?;
-                tracing::info!(%organization_id, "organization left without members deleted");
             }
-            Ok(())
         })
     }
+}
+
+async fn updated(tx: &mut Tx, event: &UserUpdated) -> Result<(), BoxError> {
+    // An identity from before the snapshot sends none: nothing to copy.
+    if event.updated_at_unix_ms == 0 {
+        return Ok(());
+    }
+    if super::users::apply(tx, event).await? {
+        tracing::debug!(user_id = %event.user_id, "member's user copy updated");
+    }
+    Ok(())
+}
+
+async fn deleted(tx: &mut Tx, user_id: &str) -> Result<(), BoxError> {
+    let left = super::store::delete_for_user(tx, user_id).await?;
+    super::users::forget_unless_member(tx, user_id).await?;
+    for organization_id in left {
+        if super::store::count(&mut *tx, &organization_id).await? > 0 {
+            continue;
+        }
+        crate::organization::store::delete(tx, &organization_id).await?;
+        tx.enqueue(&OutboxEvent::new(&OrganizationDeleted {
+            organization_id: organization_id.clone(),
+        }))
+        .await?;
+        tracing::info!(%organization_id, "organization left without members deleted");
+    }
+    Ok(())
 }

@@ -1,19 +1,20 @@
 //! The `member` capability (`gatehouse.organization.v1.MemberService`, protocol reference
 //! §11.7): a user's place in an organization, with their role(s): add (server side only),
 //! list, the caller's own membership and role, role changes, removal, leaving, and
-//! has-permission (`rules.rs`), the table (`store.rs`), list parameters (`query.rs`), and
-//! identity's `user.deleted` (`events.rs`).
+//! has-permission (`rules.rs`), the table (`store.rs`), list parameters (`query.rs`), the copy
+//! of members' users lists are answered from (`users.rs`), and identity's `user.updated` and
+//! `user.deleted` (`events.rs`).
 
 pub mod events;
 pub mod grpc;
 pub mod query;
 pub mod rules;
 pub mod store;
+pub mod users;
 
 use chrono::{DateTime, Utc};
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::MemberAdded;
-use gatehouse_proto::identity::v1 as identity_pb;
 
 pub use rules::Members;
 
@@ -27,11 +28,21 @@ pub struct Member {
     pub created_at: DateTime<Utc>,
 }
 
-/// A member as member lists show them: with what they show of the member's user.
+/// What member lists show of a member's user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberUser {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub image: Option<String>,
+}
+
+/// A member as member lists show them: with their user (`None`: identity has none, or, read
+/// from the table, no copy yet).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ListedMember {
     pub member: Member,
-    pub user: Option<identity_pb::User>,
+    pub user: Option<MemberUser>,
 }
 
 /// `member.added`, written with the membership.

@@ -11,7 +11,7 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::{MemberRemoved, MemberRoleUpdated};
 
 use super::query::ListQuery;
-use super::{ListedMember, Member, added_event, store};
+use super::{ListedMember, Member, MemberUser, added_event, store, users};
 use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::organization::{Caller, Named, store as organizations};
@@ -55,9 +55,9 @@ impl Members {
         organizations::find(&self.db, organization_id)
             .await?
             .ok_or(codes::ORGANIZATION_NOT_FOUND)?;
-        if self.peers.user(user_id).await?.is_none() {
+        let Some(user) = self.peers.user(user_id).await? else {
             return Err(base::USER_NOT_FOUND.with_status(400).into());
-        }
+        };
         let role = self.role_string(roles)?;
         if store::find_for_user(&self.db, organization_id, user_id)
             .await?
@@ -95,6 +95,7 @@ impl Members {
             }
             result => result?,
         }
+        users::save(&mut tx, &user).await?;
         tx.enqueue(&added_event(&member)).await?;
         tx.commit().await?;
         Ok(member)
@@ -109,8 +110,9 @@ impl Members {
     ) -> Result<(Vec<ListedMember>, u64), OrganizationError> {
         let organization_id = self.organization_of(caller, named).await?;
         self.caller_in(caller, &organization_id).await?;
-        let (members, total) = store::page(&self.db, &organization_id, query).await?;
-        Ok((self.peers.with_users(members).await?, total))
+        let (mut members, total) = store::page(&self.db, &organization_id, query).await?;
+        users::fill_missing(&self.db, &self.peers, &mut members).await?;
+        Ok((members, total))
     }
 
     /// `GET /organization/get-active-member`.
@@ -123,7 +125,10 @@ impl Members {
             .await?
             .ok_or(codes::MEMBER_NOT_FOUND)?;
         let user = self.peers.user(&member.user_id).await?;
-        Ok(ListedMember { member, user })
+        Ok(ListedMember {
+            member,
+            user: user.as_ref().map(MemberUser::from),
+        })
     }
 
     /// `GET /organization/get-active-member-role`: the caller's role, or (a member asking)
@@ -226,7 +231,7 @@ impl Members {
             let member = store::find_for_user(&self.db, organization_id, &user.id)
                 .await?
                 .ok_or(codes::MEMBER_NOT_FOUND)?;
-            (member, Some(user))
+            (member, Some(MemberUser::from(&user)))
         } else {
             let member = store::find(&self.db, id_or_email)
                 .await?
@@ -357,6 +362,7 @@ impl Members {
     async fn delete(&self, member: &Member) -> Result<(), OrganizationError> {
         let mut tx = self.db.begin().await?;
         store::delete(&mut tx, member).await?;
+        users::forget_unless_member(&mut tx, &member.user_id).await?;
         tx.enqueue(&OutboxEvent::new(&MemberRemoved {
             organization_id: member.organization_id.clone(),
             member_id: member.id.clone(),

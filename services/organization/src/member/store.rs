@@ -2,12 +2,42 @@
 
 use gatehouse_kit::db::{Db, DbError, Executor, Tx, query};
 
-use super::Member;
+use super::{ListedMember, Member, MemberUser};
 
 macro_rules! columns {
     () => {
         "id, organization_id, user_id, role, created_at"
     };
+}
+
+const COLUMNS: [&str; 5] = ["id", "organization_id", "user_id", "role", "created_at"];
+
+/// A member joined with the copy of their user (NULLs: no copy).
+#[derive(sqlx::FromRow)]
+struct ListedRow {
+    #[sqlx(flatten)]
+    member: Member,
+    name: Option<String>,
+    email: Option<String>,
+    image: Option<String>,
+}
+
+impl From<ListedRow> for ListedMember {
+    fn from(row: ListedRow) -> Self {
+        let user = match (row.name, row.email) {
+            (Some(name), Some(email)) => Some(MemberUser {
+                id: row.member.user_id.clone(),
+                name,
+                email,
+                image: row.image,
+            }),
+            _ => None,
+        };
+        ListedMember {
+            member: row.member,
+            user,
+        }
+    }
 }
 
 pub async fn insert(tx: &mut Tx, member: &Member) -> Result<(), DbError> {
@@ -43,22 +73,21 @@ pub async fn find_for_user(
         .await
 }
 
-/// The organization's members, oldest first, at most `limit`.
+/// The organization's members with their users' copies, oldest first, at most `limit`.
 pub async fn list(
     on: impl Executor,
     organization_id: &str,
     limit: u32,
-) -> Result<Vec<Member>, DbError> {
-    const SQL: &str = concat!(
-        "SELECT ",
-        columns!(),
-        " FROM members WHERE organization_id = $1 ORDER BY created_at, id LIMIT $2"
-    );
-    query(SQL)
+) -> Result<Vec<ListedMember>, DbError> {
+    const SQL: &str = "SELECT m.id, m.organization_id, m.user_id, m.role, m.created_at, \
+         u.name, u.email, u.image FROM members m LEFT JOIN member_users u ON u.user_id = m.user_id \
+         WHERE m.organization_id = $1 ORDER BY m.created_at, m.id LIMIT $2";
+    let rows: Vec<ListedRow> = query(SQL)
         .bind(organization_id)
         .bind(i64::from(limit))
         .fetch_all(on)
-        .await
+        .await?;
+    Ok(rows.into_iter().map(Into::into).collect())
 }
 
 /// How many organizations `user_id` belongs to.
@@ -133,31 +162,49 @@ pub async fn delete(tx: &mut Tx, member: &Member) -> Result<(), DbError> {
     Ok(())
 }
 
-/// One page of a member list, and how many members match.
+/// One page of a member list with the copies of its users, and how many members match.
 pub async fn page(
     db: &Db,
     organization_id: &str,
     list: &super::query::ListQuery,
-) -> Result<(Vec<Member>, u64), DbError> {
-    use gatehouse_kit::db::sea_query::{Alias, Asterisk, Expr, ExprTrait, Func, Order, Query};
+) -> Result<(Vec<ListedMember>, u64), DbError> {
+    use gatehouse_kit::db::sea_query::{
+        Alias, Asterisk, Expr, ExprTrait, Func, JoinType, Order, Query,
+    };
     let cond = gatehouse_kit::listing::condition(&list.filters, &[])
         .add(Expr::col(Alias::new("organization_id")).eq(organization_id));
-    let mut select = Query::select();
     let order = if list.descending {
         Order::Desc
     } else {
         Order::Asc
     };
-    select
+    // The filters name members' columns unqualified, so they apply inside a subquery of
+    // members alone; both backends flatten it into the join.
+    let mut members = Query::select();
+    members
         .from(Alias::new("members"))
-        .columns(["id", "organization_id", "user_id", "role", "created_at"].map(Alias::new))
-        .cond_where(cond.clone())
-        .order_by(Alias::new(list.sort), order.clone())
-        .order_by(Alias::new("id"), order);
-    let members = db
+        .columns(COLUMNS.map(Alias::new))
+        .cond_where(cond.clone());
+    let (m, u) = (Alias::new("m"), Alias::new("u"));
+    let mut select = Query::select();
+    select
+        .columns(COLUMNS.map(|c| (m.clone(), Alias::new(c))))
+        .columns(["name", "email", "image"].map(|c| (u.clone(), Alias::new(c))))
+        .from_subquery(members, m.clone())
+        .join_as(
+            JoinType::LeftJoin,
+            Alias::new("member_users"),
+            u.clone(),
+            Expr::col((u.clone(), Alias::new("user_id")))
+                .equals((m.clone(), Alias::new("user_id"))),
+        )
+        .order_by((m.clone(), Alias::new(list.sort)), order.clone())
+        .order_by((m, Alias::new("id")), order);
+    let rows: Vec<ListedRow> = db
         .build_page(&select, Some(list.limit), list.offset)
         .fetch_all(db)
         .await?;
+    let members = rows.into_iter().map(Into::into).collect();
     let mut count = Query::select();
     count
         .from(Alias::new("members"))

@@ -127,6 +127,7 @@ impl Organizations {
             updated_at: None,
             member_count: 1,
         });
+        let user = self.peers.user_to_copy(&caller.user_id).await;
         let mut tx = self.db.begin().await?;
         match store::insert(&mut tx, &organization).await {
             // Another request took the slug since the check.
@@ -134,6 +135,9 @@ impl Organizations {
             result => result?,
         }
         member::store::insert(&mut tx, &owner).await?;
+        if let Some(user) = &user {
+            member::users::save(&mut tx, user).await?;
+        }
         if let Some(team) = &default_team {
             team::store::insert(&mut tx, team).await?;
             team::store::add_member(&mut tx, &team.id, &caller.user_id, now).await?;
@@ -229,6 +233,7 @@ impl Organizations {
         let organization = store::find(&mut tx, organization_id)
             .await?
             .ok_or(codes::ORGANIZATION_NOT_FOUND)?;
+        member::users::forget_organization(&mut tx, organization_id).await?;
         store::delete(&mut tx, organization_id).await?;
         tx.enqueue(&OutboxEvent::new(&events::OrganizationDeleted {
             organization_id: organization.id.clone(),
@@ -259,8 +264,8 @@ impl Organizations {
                 .into());
         };
         let limit = members_limit.unwrap_or(self.rules.membership_limit);
-        let members = member::store::list(&self.db, &organization.id, limit).await?;
-        let members = self.peers.with_users(members).await?;
+        let mut members = member::store::list(&self.db, &organization.id, limit).await?;
+        member::users::fill_missing(&self.db, &self.peers, &mut members).await?;
         // Only who may invite sees the invitations; owner-role invitations only owners
         // (better-auth 1.7.24).
         let mut invitations = Vec::new();

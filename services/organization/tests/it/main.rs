@@ -4,6 +4,7 @@
 
 mod invitation;
 mod member;
+mod member_users;
 mod organization;
 mod schema;
 mod support;

@@ -31,7 +31,8 @@ pub struct Services {
     identity_url: String,
     session_url: String,
     shutdown: CancellationToken,
-    _databases: (TestDb, TestDb),
+    identity_db: TestDb,
+    _session_db: TestDb,
 }
 
 impl Drop for Services {
@@ -76,7 +77,8 @@ impl Services {
             identity_url,
             session_url,
             shutdown,
-            _databases: (identity_db, session_db),
+            identity_db,
+            _session_db: session_db,
         }
     }
 
@@ -122,6 +124,33 @@ impl Services {
             users: UserServiceClient::new(channel(&self.identity_url)),
             sessions: SessionServiceClient::new(channel(&self.session_url)),
         }
+    }
+
+    /// The same clients, except that identity is unreachable (nothing listens on its
+    /// address): any call to it fails.
+    pub async fn peers_without_identity(&self) -> Peers {
+        // A port that was free a moment ago, and nothing listens on now.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", closed.local_addr().unwrap());
+        drop(closed);
+        Peers {
+            users: UserServiceClient::new(
+                gatehouse_kit::client::lazy_channel(&url, &token()).unwrap(),
+            ),
+            ..self.peers()
+        }
+    }
+
+    /// The identity service's database (its outbox: the events it published).
+    pub async fn identity_db(&self) -> gatehouse_kit::db::Db {
+        self.identity_db
+            .connect(&gatehouse_identity::MIGRATIONS)
+            .await
+    }
+
+    /// A channel to identity, for its other capabilities' clients.
+    pub fn identity(&self) -> gatehouse_kit::client::ServiceChannel {
+        gatehouse_kit::client::lazy_channel(&self.identity_url, &token()).unwrap()
     }
 
     /// A new user with a session: the caller of the rules' calls.
