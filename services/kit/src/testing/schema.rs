@@ -1,8 +1,10 @@
 //! The shape a database's migrations left, read the same way from SQLite and PostgreSQL:
 //! tables, columns with their nullability, primary keys, unique and plain indexes. Column
 //! types differ by design (TIMESTAMPTZ on PostgreSQL, TEXT on SQLite) and index names are the
-//! engines' own, so neither is compared. [`assert_parity`] fails when the two migration sets
-//! of a service disagree.
+//! engines' own, so neither is compared. Text-search indexes are each engine's own too (a
+//! pg_trgm GIN index, an FTS5 virtual table with its shadow tables): only B-tree indexes and
+//! ordinary tables are read. [`assert_parity`] fails when the two migration sets of a service
+//! disagree.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,7 +66,7 @@ fn expect<T>(result: Result<T, crate::db::DbError>, what: &str) -> T {
 async fn table_names(db: &Db) -> Vec<String> {
     let sql = match db.backend() {
         Backend::Sqlite => {
-            "SELECT name FROM sqlite_master WHERE type = 'table' \
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' \
              AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_sqlx%' ORDER BY name"
         }
         Backend::Postgres => {
@@ -147,7 +149,9 @@ async fn postgres_table(db: &Db, table: &str) -> Table {
              FROM pg_index ix \
              JOIN pg_class t ON t.oid = ix.indrelid \
              JOIN pg_namespace n ON n.oid = t.relnamespace \
-             WHERE n.nspname = 'public' AND t.relname = $1",
+             JOIN pg_class i ON i.oid = ix.indexrelid \
+             JOIN pg_am am ON am.oid = i.relam \
+             WHERE n.nspname = 'public' AND t.relname = $1 AND am.amname = 'btree'",
         )
         .bind(table)
         .fetch_all(db)
