@@ -90,6 +90,7 @@ pub mod events {
         v1::TeamMemberAdded => "team-member.added",
         v1::TeamMemberRemoved => "team-member.removed",
         v1::BillingEventReceived => "billing.event-received",
+        v1::BillingDeliveryDue => "billing.delivery-due",
     }
 
     /// A consumer's durable queue and the topics bound to it.
@@ -133,6 +134,20 @@ pub mod events {
         topics: &["billing.event-received"],
     };
 
+    /// The billing-webhook service fans every stored webhook event out to the endpoints that
+    /// take it: one delivery row per endpoint, each owed an attempt.
+    pub const BILLING_FAN_OUT: Queue = Queue {
+        name: "billing-webhook.fan-out",
+        topics: &["billing.event-received"],
+    };
+
+    /// The billing-webhook service's work queue of HTTP attempts at sellers' endpoints, retried
+    /// on the delivery schedule and dead-lettered when it is spent.
+    pub const BILLING_DELIVERIES: Queue = Queue {
+        name: "billing-webhook.deliveries",
+        topics: &["billing.delivery-due"],
+    };
+
     /// Every consumer queue. Adding a consumer is a line here and its handler.
     pub const QUEUES: &[Queue] = &[
         SESSION_USER_EVENTS,
@@ -140,5 +155,7 @@ pub mod events {
         MAILER_MAIL_REQUESTS,
         ORGANIZATION_USER_EVENTS,
         BILLING_PROJECTIONS,
+        BILLING_FAN_OUT,
+        BILLING_DELIVERIES,
     ];
 }

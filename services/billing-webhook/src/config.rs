@@ -2,7 +2,14 @@
 //! and listener are kit's shared settings (`BILLING_WEBHOOK_DATABASE_URL`,
 //! `BILLING_WEBHOOK_LISTEN`).
 
+use std::time::Duration;
+
 use gatehouse_kit::config::{ConfigError, Env, SecretString};
+use ipnet::IpNet;
+
+/// Svix's schedule (billing-webhooks reference §5): after the first attempt, retries 5 s,
+/// 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later, about 27.5 hours in all.
+pub const DEFAULT_RETRY_SCHEDULE: &str = "5,300,1800,7200,18000,36000,36000";
 
 #[derive(Clone, Debug)]
 pub struct BillingWebhookConfig {
@@ -10,12 +17,117 @@ pub struct BillingWebhookConfig {
     /// platform shows for our endpoint, as shown (`whsec_…`). Unset: the intake answers 503 to
     /// every delivery, so the sender keeps retrying until it is configured.
     pub polar_webhook_secret: Option<SecretString>,
+    pub fan_out: FanOutConfig,
+}
+
+/// How events go out to sellers' endpoints.
+#[derive(Clone, Debug)]
+pub struct FanOutConfig {
+    /// `BILLING_WEBHOOK_RETRY_SCHEDULE`: seconds before each retry, comma-separated.
+    pub retry_schedule: Vec<Duration>,
+    /// `BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS` (15): an attempt not answered by then failed.
+    pub attempt_timeout: Duration,
+    /// `BILLING_WEBHOOK_DELIVERY_CONCURRENCY` (64): attempts in flight per process.
+    pub concurrency: u16,
+    /// `BILLING_WEBHOOK_DISABLE_AFTER_HOURS` (120): an endpoint whose deliveries failed for
+    /// this long without one success is disabled and its registrant told by mail.
+    pub disable_after: Duration,
+    /// `BILLING_WEBHOOK_SECRET_OVERLAP_HOURS` (24): after a rotation, the old secret still
+    /// signs (beside the new one) for this long.
+    pub secret_overlap: Duration,
+    /// `BILLING_WEBHOOK_ALLOWED_NETWORKS` (none): CIDR ranges endpoints may reach although
+    /// they are private, loopback or link-local (for example `10.20.0.0/16`).
+    pub allowed_networks: Vec<IpNet>,
+    /// `BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS` (none): organizations whose endpoints receive
+    /// every event. Others receive the events of their own customers' purchases: those whose
+    /// entity carries the organization's id as `metadata.referenceId`.
+    pub platform_organizations: Vec<String>,
 }
 
 impl BillingWebhookConfig {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         Ok(Self {
             polar_webhook_secret: env.secret("POLAR_WEBHOOK_SECRET")?,
+            fan_out: FanOutConfig::from_env(env)?,
         })
+    }
+}
+
+fn invalid(name: &str, value: &str, reason: impl ToString) -> ConfigError {
+    ConfigError::Invalid {
+        name: name.to_string(),
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+impl FanOutConfig {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        const SCHEDULE: &str = "BILLING_WEBHOOK_RETRY_SCHEDULE";
+        let schedule = env.string(SCHEDULE, DEFAULT_RETRY_SCHEDULE);
+        let retry_schedule = schedule
+            .split(',')
+            .map(|seconds| {
+                seconds
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .map(Duration::from_secs_f64)
+                    .ok_or_else(|| {
+                        invalid(SCHEDULE, &schedule, "expected seconds, comma-separated")
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        const NETWORKS: &str = "BILLING_WEBHOOK_ALLOWED_NETWORKS";
+        let allowed_networks = env
+            .list(NETWORKS)
+            .iter()
+            .map(|cidr| {
+                cidr.parse::<IpNet>()
+                    .map_err(|e| invalid(NETWORKS, cidr, e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let hours = |name: &str, default: u64| {
+            env.parse::<u64>(name, default)
+                .map(|h| Duration::from_secs(h.saturating_mul(3600)))
+        };
+        Ok(Self {
+            retry_schedule,
+            attempt_timeout: env.seconds("BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS", 15)?,
+            concurrency: env.parse("BILLING_WEBHOOK_DELIVERY_CONCURRENCY", 64)?,
+            disable_after: hours("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", 120)?,
+            secret_overlap: hours("BILLING_WEBHOOK_SECRET_OVERLAP_HOURS", 24)?,
+            allowed_networks,
+            platform_organizations: env.list("BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_svix_like_and_bad_values_are_named() {
+        let config = FanOutConfig::from_env(&Env::from_pairs([("UNSET", "")])).unwrap();
+        assert_eq!(config.retry_schedule.len(), 7);
+        assert_eq!(config.retry_schedule[1], Duration::from_secs(300));
+        assert_eq!(config.disable_after, Duration::from_secs(5 * 24 * 3600));
+        assert!(config.allowed_networks.is_empty());
+        for (name, value) in [
+            ("BILLING_WEBHOOK_RETRY_SCHEDULE", "5,soon"),
+            ("BILLING_WEBHOOK_ALLOWED_NETWORKS", "10.0.0.0/33"),
+        ] {
+            let error = FanOutConfig::from_env(&Env::from_pairs([(name, value)])).unwrap_err();
+            assert!(error.to_string().starts_with(name), "{error}");
+        }
+        let fast = Env::from_pairs([
+            ("BILLING_WEBHOOK_RETRY_SCHEDULE", "0.05, 0.1"),
+            ("BILLING_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128"),
+        ]);
+        let config = FanOutConfig::from_env(&fast).unwrap();
+        assert_eq!(config.retry_schedule[0], Duration::from_millis(50));
+        assert_eq!(config.allowed_networks.len(), 2);
     }
 }

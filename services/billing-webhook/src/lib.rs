@@ -1,11 +1,14 @@
 //! The billing-webhook service: the payments platform's (Polar's) webhooks taken in verified
 //! and stored (`intake/`, IntakeService), projected (`projection/`: the current state of each
 //! customer, subscription, order, refund and benefit grant), and fanned out to sellers'
-//! endpoints.
+//! endpoints (`endpoint/`, `fan_out`, `delivery/`: signed attempts on a retry schedule).
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
+pub mod delivery;
+pub mod endpoint;
 pub mod error;
+pub mod fan_out;
 pub mod intake;
 pub mod polar;
 pub mod projection;
@@ -15,7 +18,8 @@ use std::sync::Arc;
 use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
-use gatehouse_proto::events::BILLING_PROJECTIONS;
+use gatehouse_kit::worker::{Schedule, Worker};
+use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_FAN_OUT, BILLING_PROJECTIONS};
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
@@ -52,6 +56,30 @@ async fn start(
         bus: context.bus.clone(),
         handler: Arc::new(projection::events::Projections),
         retry: RetryPolicy::default(),
+    }
+    .spawn(shutdown.clone());
+    Consumer {
+        queue: BILLING_FAN_OUT.name,
+        db: db.clone(),
+        bus: context.bus.clone(),
+        handler: Arc::new(fan_out::FanOut {
+            platform_organizations: config.fan_out.platform_organizations.clone(),
+        }),
+        retry: RetryPolicy::default(),
+    }
+    .spawn(shutdown.clone());
+    Worker {
+        queue: BILLING_DELIVERIES.name,
+        bus: context.bus.clone(),
+        schedule: Schedule {
+            delays: config.fan_out.retry_schedule.clone(),
+            jitter: 0.2,
+        },
+        concurrency: config.fan_out.concurrency,
+        job: Arc::new(delivery::Deliverer::new(
+            db.clone(),
+            config.fan_out.clone(),
+        )?),
     }
     .spawn(shutdown);
     let verifier = match &config.polar_webhook_secret {

@@ -25,6 +25,7 @@ pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod validate;
+pub mod worker;
 
 pub use errors::{ErrorCode, Failure};
 pub use sqlx;

@@ -12,4 +12,12 @@ crate::catalogue! {
     BILLING_WEBHOOKS_NOT_CONFIGURED = (503, "Billing webhooks are not configured: POLAR_WEBHOOK_SECRET is not set"),
     WEBHOOK_BODY_TOO_LARGE = (413, "Webhook body too large"),
     FAILED_TO_STORE_WEBHOOK = (500, "Failed to store the webhook"),
+    // Sellers' endpoints (the fan-out). An endpoint of another organization is not found.
+    ENDPOINT_NOT_FOUND = (404, "Endpoint not found"),
+    INVALID_ENDPOINT_URL = (400, "Endpoint URL must be an absolute http or https URL"),
+    ENDPOINT_URL_NOT_ALLOWED = (400, "Endpoint URL points to a private, loopback or link-local address"),
+    INVALID_EVENT_TYPE = (400, "Invalid event type"),
+    TOO_MANY_ENDPOINTS = (400, "The organization has reached its endpoint limit"),
+    EVENT_NOT_FOUND = (404, "Event not found"),
+    INVALID_REPLAY_RANGE = (400, "Invalid replay range"),
 }

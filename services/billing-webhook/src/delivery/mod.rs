@@ -1,0 +1,275 @@
+//! Attempts at sellers' endpoints, one per `billing.delivery-due` on the work queue
+//! `billing-webhook.deliveries` (kit's [`Worker`](gatehouse_kit::worker::Worker): many at once,
+//! so a slow endpoint holds up only its own attempts).
+//!
+//! An attempt POSTs the stored event's body, byte for byte, with `webhook-id` (the delivery's
+//! id, the same on every attempt and replay), `webhook-timestamp` (now) and
+//! `webhook-signature` (the endpoint's secrets). Only a 2xx within the attempt timeout
+//! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Each attempt is
+//! recorded before the job ends; a failed scheduled attempt returns an error so the worker
+//! parks it for the next delay of the schedule, and when the schedule is spent the delivery is
+//! `failed` and the message dead-lettered. Manual attempts (replays, test events) are tried
+//! once. The delivery row decides: a due message for a delivery that is no longer pending is a
+//! duplicate and sends nothing.
+
+pub mod destination;
+pub mod store;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, TimeDelta, Utc};
+use gatehouse_kit::bus::Delivery;
+use gatehouse_kit::db::Db;
+use gatehouse_kit::ids;
+use gatehouse_kit::worker::{Job, JobError, JobFuture};
+use gatehouse_proto::events::v1::BillingDeliveryDue;
+use prost::Message as _;
+
+use crate::config::FanOutConfig;
+use crate::endpoint::{self, Endpoint, secret};
+use destination::{GuardedResolver, Policy};
+use store::status;
+
+/// Response bodies are kept up to this many characters (the payments platform keeps 2,048).
+const KEPT_BODY_CHARS: usize = 2048;
+/// After a timeout or a 429 the next try waits at least this long (Svix's floor).
+const BACK_PRESSURE_FLOOR: Duration = Duration::from_secs(60);
+
+/// How one HTTP attempt ended.
+#[derive(Debug)]
+pub struct Sent {
+    pub status: Option<u16>,
+    pub body: Option<String>,
+    pub error: Option<String>,
+    /// A timeout or a 429: the receiver needs time.
+    pub overloaded: bool,
+}
+
+impl Sent {
+    fn succeeded(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+}
+
+/// Sends attempts: the HTTP client (no redirects, no proxy, names resolved through the
+/// destination policy) and the rules around it.
+pub struct Deliverer {
+    pub db: Db,
+    client: reqwest::Client,
+    policy: Arc<Policy>,
+    config: FanOutConfig,
+}
+
+impl Deliverer {
+    pub fn new(db: Db, config: FanOutConfig) -> Result<Self, reqwest::Error> {
+        // The one TLS provider of the tree (ring), as every main installs it; a no-op then,
+        // and what makes the client buildable where no main ran (tests).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let policy = Arc::new(Policy {
+            allowed: config.allowed_networks.clone(),
+        });
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(config.attempt_timeout)
+            .connect_timeout(config.attempt_timeout.min(Duration::from_secs(10)))
+            .user_agent(concat!("Gatehouse-Webhooks/", env!("CARGO_PKG_VERSION")))
+            .dns_resolver(Arc::new(GuardedResolver::new(policy.clone())))
+            .build()?;
+        Ok(Self {
+            db,
+            client,
+            policy,
+            config,
+        })
+    }
+
+    /// POSTs `body` to `endpoint`, signed for this moment.
+    pub async fn send(&self, endpoint: &Endpoint, webhook_id: &str, body: &[u8]) -> Sent {
+        let failed = |error: String| Sent {
+            status: None,
+            body: None,
+            error: Some(error),
+            overloaded: false,
+        };
+        // A literal address never reaches the resolver: judged here, at every attempt.
+        let url = match destination::check_url(&endpoint.url, &self.policy) {
+            Ok(url) => url,
+            Err(refused) => return failed(refused.to_string()),
+        };
+        let now = Utc::now();
+        let timestamp = now.timestamp();
+        let signature = match secret::signature(endpoint, webhook_id, timestamp, body, now) {
+            Ok(signature) => signature,
+            Err(error) => return failed(format!("cannot sign the body: {error}")),
+        };
+        let request = self
+            .client
+            .post(url)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header("webhook-id", webhook_id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature)
+            .body(body.to_vec());
+        match request.send().await {
+            Ok(response) => {
+                let code = response.status().as_u16();
+                let text = response.text().await.unwrap_or_default();
+                Sent {
+                    status: Some(code),
+                    body: Some(text.chars().take(KEPT_BODY_CHARS).collect()),
+                    error: None,
+                    overloaded: code == 429,
+                }
+            }
+            Err(error) => Sent {
+                overloaded: error.is_timeout(),
+                ..failed(describe(&error))
+            },
+        }
+    }
+
+    /// One attempt at the delivery `due` names; `bus_attempt` is how many times this message
+    /// was tried before (the schedule's position).
+    async fn attempt(&self, due: &BillingDeliveryDue, bus_attempt: u32) -> Result<(), JobError> {
+        let Some(delivery) = store::due(&self.db, &due.delivery_id).await? else {
+            // Removed with its endpoint.
+            return Ok(());
+        };
+        if !due.manual && delivery.status != status::PENDING {
+            return Ok(());
+        }
+        let Some(endpoint) = endpoint::store::by_id(&self.db, &delivery.endpoint_id).await? else {
+            return Ok(());
+        };
+        if !endpoint.enabled && !due.manual {
+            store::set_status(&self.db, &delivery.id, status::SKIPPED).await?;
+            return Ok(());
+        }
+        let started_at = ids::now();
+        let clock = Instant::now();
+        let sent = self.send(&endpoint, &delivery.id, &delivery.body).await;
+        let duration_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let succeeded = sent.succeeded();
+        metrics::counter!("billing_delivery_attempts_total", "outcome" => if succeeded { "succeeded" } else { "failed" }).increment(1);
+        metrics::histogram!("billing_delivery_attempt_seconds").record(clock.elapsed());
+
+        let nominal_delay = self
+            .config
+            .retry_schedule
+            .get(bus_attempt as usize)
+            .copied();
+        let (new_status, next_attempt_at) = match (succeeded, due.manual, nominal_delay) {
+            (true, _, _) => (status::DELIVERED, None),
+            // A manual try leaves the schedule as it was.
+            (false, true, _) => (delivery.status.as_str(), None),
+            (false, false, Some(delay)) => (
+                status::PENDING,
+                TimeDelta::from_std(delay).ok().map(|d| started_at + d),
+            ),
+            (false, false, None) => (status::FAILED, None),
+        };
+        let mut tx = self.db.begin().await?;
+        store::record_attempt(
+            &mut tx,
+            &store::Attempt {
+                id: ids::new_id(),
+                delivery_id: delivery.id.clone(),
+                endpoint_id: endpoint.id.clone(),
+                trigger: if due.manual { "manual" } else { "scheduled" }.into(),
+                started_at,
+                duration_ms,
+                response_status: sent.status.map(i32::from),
+                response_body: sent.body.clone(),
+                error: sent.error.clone(),
+                succeeded,
+            },
+        )
+        .await?;
+        store::settle(
+            &mut tx,
+            &delivery.id,
+            new_status,
+            started_at,
+            next_attempt_at,
+        )
+        .await?;
+        self.track_health(&mut tx, endpoint, succeeded, started_at)
+            .await?;
+        tx.commit().await?;
+
+        if succeeded || due.manual {
+            return Ok(());
+        }
+        let reason = sent
+            .error
+            .unwrap_or_else(|| format!("answered {}", sent.status.unwrap_or_default()));
+        Err(JobError {
+            error: reason.into(),
+            not_before: sent.overloaded.then_some(BACK_PRESSURE_FLOOR),
+        })
+    }
+
+    /// An endpoint's failing streak: it starts at the first failure after a success, ends at
+    /// the next success, and an endpoint still failing `disable_after` into it is disabled.
+    async fn track_health(
+        &self,
+        tx: &mut gatehouse_kit::db::Tx,
+        mut endpoint: Endpoint,
+        succeeded: bool,
+        at: DateTime<Utc>,
+    ) -> Result<(), gatehouse_kit::db::DbError> {
+        match (succeeded, endpoint.failing_since) {
+            (true, None) => return Ok(()),
+            (true, Some(_)) => endpoint.failing_since = None,
+            (false, None) => endpoint.failing_since = Some(at),
+            (false, Some(since)) => {
+                let limit =
+                    TimeDelta::from_std(self.config.disable_after).unwrap_or(TimeDelta::MAX);
+                if !endpoint.enabled || at - since < limit {
+                    return Ok(());
+                }
+                endpoint.enabled = false;
+                endpoint.disabled_reason = Some(format!(
+                    "Every delivery failed since {} ({} hours)",
+                    since.to_rfc3339(),
+                    limit.num_hours()
+                ));
+                tracing::warn!(endpoint_id = %endpoint.id, organization_id = %endpoint.organization_id, "endpoint failing for too long; disabled");
+                metrics::counter!("billing_endpoints_disabled_total").increment(1);
+            }
+        }
+        endpoint.updated_at = at;
+        endpoint::store::update(&mut *tx, &endpoint).await?;
+        Ok(())
+    }
+}
+
+/// A transport error in words: reqwest's own message stops at the outermost cause.
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = if error.is_timeout() {
+        "timed out".to_string()
+    } else if error.is_connect() {
+        "could not connect".to_string()
+    } else {
+        error.to_string()
+    };
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+impl Job for Deliverer {
+    fn run<'a>(&'a self, delivery: &'a Delivery) -> JobFuture<'a> {
+        Box::pin(async move {
+            let due = BillingDeliveryDue::decode(delivery.message.payload.as_slice())
+                .map_err(JobError::new)?;
+            self.attempt(&due, delivery.attempt).await
+        })
+    }
+}

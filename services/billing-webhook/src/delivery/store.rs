@@ -1,0 +1,140 @@
+//! `deliveries` (one stored event for one endpoint) and `delivery_attempts` (each HTTP try).
+
+use chrono::{DateTime, Utc};
+use gatehouse_kit::db::{DbError, Executor, query};
+
+/// Where a delivery stands.
+pub mod status {
+    /// Attempts are still owed.
+    pub const PENDING: &str = "pending";
+    pub const DELIVERED: &str = "delivered";
+    /// Every scheduled attempt failed.
+    pub const FAILED: &str = "failed";
+    /// The endpoint was disabled or removed before it was delivered.
+    pub const SKIPPED: &str = "skipped";
+}
+
+/// A delivery with what its attempts send: the stored event's body, byte for byte.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Due {
+    pub id: String,
+    pub event_id: String,
+    pub endpoint_id: String,
+    pub status: String,
+    pub attempts: i32,
+    pub body: Vec<u8>,
+}
+
+/// A new pending delivery of `event_id` to `endpoint_id`; `false` when there is one already
+/// (the fan-out ran twice for the event).
+pub async fn insert(
+    on: impl Executor,
+    id: &str,
+    event_id: &str,
+    endpoint_id: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    let inserted = query(
+        "INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, \
+         created_at) VALUES ($1, $2, $3, $4, 0, $5, $5) \
+         ON CONFLICT (event_id, endpoint_id) DO NOTHING",
+    )
+    .bind(id)
+    .bind(event_id)
+    .bind(endpoint_id)
+    .bind(status::PENDING)
+    .bind(now)
+    .execute(on)
+    .await?;
+    Ok(inserted > 0)
+}
+
+pub async fn due(on: impl Executor, id: &str) -> Result<Option<Due>, DbError> {
+    query(
+        "SELECT d.id, d.event_id, d.endpoint_id, d.status, d.attempts, e.body \
+         FROM deliveries d JOIN received_events e ON e.id = d.event_id WHERE d.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(on)
+    .await
+}
+
+/// One HTTP attempt as it went.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Attempt {
+    pub id: String,
+    pub delivery_id: String,
+    pub endpoint_id: String,
+    /// `scheduled` or `manual`.
+    pub trigger: String,
+    pub started_at: DateTime<Utc>,
+    pub duration_ms: i64,
+    pub response_status: Option<i32>,
+    pub response_body: Option<String>,
+    pub error: Option<String>,
+    pub succeeded: bool,
+}
+
+pub async fn record_attempt(on: impl Executor, attempt: &Attempt) -> Result<(), DbError> {
+    query(
+        "INSERT INTO delivery_attempts (id, delivery_id, endpoint_id, trigger, started_at, \
+         duration_ms, response_status, response_body, error, succeeded) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    )
+    .bind(attempt.id.as_str())
+    .bind(attempt.delivery_id.as_str())
+    .bind(attempt.endpoint_id.as_str())
+    .bind(attempt.trigger.as_str())
+    .bind(attempt.started_at)
+    .bind(attempt.duration_ms)
+    .bind(attempt.response_status)
+    .bind(attempt.response_body.as_deref())
+    .bind(attempt.error.as_deref())
+    .bind(attempt.succeeded)
+    .execute(on)
+    .await?;
+    Ok(())
+}
+
+/// After an attempt: the delivery's status, one more attempt, and when the next is due.
+pub async fn settle(
+    on: impl Executor,
+    id: &str,
+    status: &str,
+    attempted_at: DateTime<Utc>,
+    next_attempt_at: Option<DateTime<Utc>>,
+) -> Result<(), DbError> {
+    query(
+        "UPDATE deliveries SET status = $2, attempts = attempts + 1, last_attempt_at = $3, \
+         next_attempt_at = $4 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(status)
+    .bind(attempted_at)
+    .bind(next_attempt_at)
+    .execute(on)
+    .await?;
+    Ok(())
+}
+
+/// Sets a delivery's status alone (skipped: nothing was sent).
+pub async fn set_status(on: impl Executor, id: &str, status: &str) -> Result<(), DbError> {
+    query("UPDATE deliveries SET status = $2, next_attempt_at = NULL WHERE id = $1")
+        .bind(id)
+        .bind(status)
+        .execute(on)
+        .await?;
+    Ok(())
+}
+
+/// Every attempt at `delivery_id`, oldest first.
+pub async fn attempts(on: impl Executor, delivery_id: &str) -> Result<Vec<Attempt>, DbError> {
+    query(
+        "SELECT id, delivery_id, endpoint_id, trigger, started_at, duration_ms, \
+         response_status, response_body, error, succeeded FROM delivery_attempts \
+         WHERE delivery_id = $1 ORDER BY started_at, id",
+    )
+    .bind(delivery_id)
+    .fetch_all(on)
+    .await
+}

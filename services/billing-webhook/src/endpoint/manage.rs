@@ -1,0 +1,134 @@
+//! What owners and admins do with their organization's endpoints. The caller (the gateway)
+//! has checked that the actor may manage the organization's billing; every operation here is
+//! confined to that organization.
+
+use chrono::TimeDelta;
+use gatehouse_kit::db::Db;
+use gatehouse_kit::errors::billing as codes;
+use gatehouse_kit::ids;
+
+use super::{Endpoint, MAX_ENDPOINTS, Settings, secret, store};
+use crate::config::FanOutConfig;
+use crate::delivery::destination::Policy;
+use crate::error::BillingError;
+
+pub struct Endpoints {
+    pub db: Db,
+    pub policy: Policy,
+    pub config: FanOutConfig,
+}
+
+impl Endpoints {
+    pub fn new(db: Db, config: FanOutConfig) -> Self {
+        Self {
+            db,
+            policy: Policy {
+                allowed: config.allowed_networks.clone(),
+            },
+            config,
+        }
+    }
+
+    /// A new endpoint with a new secret; a URL is required.
+    pub async fn create(
+        &self,
+        organization_id: &str,
+        created_by_email: &str,
+        settings: Settings,
+    ) -> Result<Endpoint, BillingError> {
+        let settings = settings.checked(&self.policy)?;
+        let url = settings.url.ok_or(codes::INVALID_ENDPOINT_URL)?;
+        if store::count(&self.db, organization_id).await? >= MAX_ENDPOINTS as i64 {
+            return Err(codes::TOO_MANY_ENDPOINTS.into());
+        }
+        let now = ids::now();
+        let endpoint = Endpoint {
+            id: format!("ep_{}", ids::new_id()),
+            organization_id: organization_id.to_string(),
+            url,
+            description: settings.description.unwrap_or_default(),
+            event_types: settings.event_types.unwrap_or_default(),
+            enabled: settings.enabled.unwrap_or(true),
+            disabled_reason: None,
+            secret: secret::generate(),
+            polar_signing: settings.polar_signing.unwrap_or(false),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_by_email: created_by_email.to_string(),
+            created_at: now,
+            updated_at: now,
+        };
+        store::insert(&self.db, &endpoint).await?;
+        Ok(endpoint)
+    }
+
+    pub async fn get(&self, organization_id: &str, id: &str) -> Result<Endpoint, BillingError> {
+        store::get(&self.db, organization_id, id)
+            .await?
+            .ok_or_else(|| codes::ENDPOINT_NOT_FOUND.into())
+    }
+
+    pub async fn list(&self, organization_id: &str) -> Result<Vec<Endpoint>, BillingError> {
+        Ok(store::list(&self.db, organization_id).await?)
+    }
+
+    /// Changes the fields `settings` names. Enabling clears the failing streak and the reason
+    /// it was disabled.
+    pub async fn update(
+        &self,
+        organization_id: &str,
+        id: &str,
+        settings: Settings,
+    ) -> Result<Endpoint, BillingError> {
+        let settings = settings.checked(&self.policy)?;
+        let mut endpoint = self.get(organization_id, id).await?;
+        if let Some(url) = settings.url {
+            endpoint.url = url;
+        }
+        if let Some(description) = settings.description {
+            endpoint.description = description;
+        }
+        if let Some(types) = settings.event_types {
+            endpoint.event_types = types;
+        }
+        if let Some(polar_signing) = settings.polar_signing {
+            endpoint.polar_signing = polar_signing;
+        }
+        if let Some(enabled) = settings.enabled {
+            if enabled && !endpoint.enabled {
+                endpoint.failing_since = None;
+                endpoint.disabled_reason = None;
+            }
+            endpoint.enabled = enabled;
+        }
+        endpoint.updated_at = ids::now();
+        store::update(&self.db, &endpoint).await?;
+        Ok(endpoint)
+    }
+
+    /// A new secret; the old one keeps signing beside it for the configured overlap.
+    pub async fn rotate_secret(
+        &self,
+        organization_id: &str,
+        id: &str,
+    ) -> Result<Endpoint, BillingError> {
+        let mut endpoint = self.get(organization_id, id).await?;
+        let now = ids::now();
+        let overlap = TimeDelta::from_std(self.config.secret_overlap).unwrap_or(TimeDelta::zero());
+        endpoint.previous_secret =
+            Some(std::mem::replace(&mut endpoint.secret, secret::generate()));
+        endpoint.previous_secret_expires_at = Some(now + overlap);
+        endpoint.updated_at = now;
+        store::update(&self.db, &endpoint).await?;
+        Ok(endpoint)
+    }
+
+    /// Removes the endpoint; its deliveries and their attempts go with it (cascade).
+    pub async fn delete(&self, organization_id: &str, id: &str) -> Result<(), BillingError> {
+        if !store::delete(&self.db, organization_id, id).await? {
+            return Err(codes::ENDPOINT_NOT_FOUND.into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,134 @@
+//! The fan-out (queue `billing-webhook.fan-out`): for every stored event, one pending delivery
+//! per enabled endpoint that takes it, and a `billing.delivery-due` for each — written in the
+//! consumer's transaction, so an event is fanned out exactly once and no delivery is lost
+//! between the two.
+//!
+//! Which endpoints take an event: those whose type filter names it (or is empty), of an
+//! organization the event belongs to. An event belongs to the organization its entity names as
+//! `metadata.referenceId` (how better-auth's payments plugin marks an organization's purchase),
+//! and to every platform organization (`BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS`), whose
+//! endpoints take every event. An organization never receives another's customers' events.
+
+use chrono::{DateTime, Utc};
+use gatehouse_kit::bus::Message;
+use gatehouse_kit::consumer::{Handler, HandlerFuture};
+use gatehouse_kit::db::{DbError, Tx, query};
+use gatehouse_kit::ids;
+use gatehouse_kit::outbox::OutboxEvent;
+use gatehouse_proto::events::Event;
+use gatehouse_proto::events::v1::{BillingDeliveryDue, BillingEventReceived};
+use prost::Message as _;
+use serde_json::Value;
+
+use crate::delivery::store as deliveries;
+use crate::endpoint::{self, Endpoint};
+
+pub struct FanOut {
+    pub platform_organizations: Vec<String>,
+}
+
+/// The organization an event's entity names as `metadata.referenceId`, if any.
+pub fn reference_organization(body: &[u8]) -> Option<String> {
+    let envelope: Value = serde_json::from_slice(body).ok()?;
+    envelope
+        .pointer("/data/metadata/referenceId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+}
+
+impl FanOut {
+    fn receives(&self, endpoint: &Endpoint, event_type: &str, reference: Option<&str>) -> bool {
+        endpoint.takes(event_type)
+            && (reference == Some(endpoint.organization_id.as_str())
+                || self
+                    .platform_organizations
+                    .contains(&endpoint.organization_id))
+    }
+}
+
+/// A new pending delivery and its first attempt's message, in `tx`.
+pub async fn deliver(
+    tx: &mut Tx,
+    event_id: &str,
+    endpoint_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, DbError> {
+    let id = format!("msg_{}", ids::new_id());
+    if !deliveries::insert(&mut *tx, &id, event_id, endpoint_id, now).await? {
+        return Ok(None);
+    }
+    tx.enqueue(&OutboxEvent::new(&BillingDeliveryDue {
+        delivery_id: id.clone(),
+        manual: false,
+    }))
+    .await?;
+    Ok(Some(id))
+}
+
+impl Handler for FanOut {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            if message.topic != BillingEventReceived::TOPIC {
+                return Ok(());
+            }
+            let received = BillingEventReceived::decode(message.payload.as_slice())?;
+            if received.event_type.is_empty() {
+                // Unreadable: kept for people to look at, sent to no one.
+                return Ok(());
+            }
+            let body: Option<(Vec<u8>,)> = query("SELECT body FROM received_events WHERE id = $1")
+                .bind(received.event_id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some((body,)) = body else {
+                tracing::warn!(event_id = %received.event_id, "event to fan out is not stored");
+                return Ok(());
+            };
+            let reference = reference_organization(&body);
+            let now = ids::now();
+            let mut sent = 0usize;
+            for endpoint in endpoint::store::enabled(&mut *tx).await? {
+                if self.receives(&endpoint, &received.event_type, reference.as_deref())
+                    && deliver(tx, &received.event_id, &endpoint.id, now)
+                        .await?
+                        .is_some()
+                {
+                    sent += 1;
+                }
+            }
+            tracing::debug!(event_id = %received.event_id, endpoints = sent, "fanned out");
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_reaches_its_referenced_organization_and_the_platform_only() {
+        let fan_out = FanOut {
+            platform_organizations: vec!["platform".into()],
+        };
+        let body =
+            br#"{"type":"order.paid","data":{"id":"o1","metadata":{"referenceId":"org_a"}}}"#;
+        let reference = reference_organization(body);
+        assert_eq!(reference.as_deref(), Some("org_a"));
+        let mut endpoint = endpoint::store::tests::endpoint();
+        for (organization, receives) in [("org_a", true), ("org_b", false), ("platform", true)] {
+            endpoint.organization_id = organization.into();
+            assert_eq!(
+                fan_out.receives(&endpoint, "order.paid", reference.as_deref()),
+                receives,
+                "{organization}"
+            );
+        }
+        endpoint.organization_id = "org_a".into();
+        endpoint.event_types = vec!["order.created".into()];
+        assert!(!fan_out.receives(&endpoint, "order.paid", reference.as_deref()));
+        assert_eq!(reference_organization(b"{\"data\":{}}"), None);
+        assert_eq!(reference_organization(b"not json"), None);
+    }
+}

@@ -1,0 +1,387 @@
+//! The fan-out through a real part: a delivery taken in by the intake reaches sellers'
+//! endpoints — real HTTP receivers here — signed with Standard Webhooks (verified by the
+//! `standardwebhooks` crate), its body byte for byte, retried on the schedule, recorded
+//! attempt by attempt; private destinations refused when connecting; one slow endpoint holding
+//! up no other.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use gatehouse_billing_webhook::config::FanOutConfig;
+use gatehouse_billing_webhook::delivery::store::{self, status};
+use gatehouse_billing_webhook::endpoint::manage::Endpoints;
+use gatehouse_billing_webhook::endpoint::{Endpoint, Settings};
+use gatehouse_kit::config::Env;
+use gatehouse_kit::db::{Backend, query};
+use gatehouse_kit::testing::eventually;
+use rstest::rstest;
+use tokio::sync::Notify;
+
+use crate::support::{Billing, delivery, fixture};
+
+const PLATFORM: &str = "org_platform";
+
+/// What every part in these tests runs with: a fast schedule, loopback allowed.
+const FAST: &[(&str, &str)] = &[
+    ("POLAR_WEBHOOK_SECRET", crate::support::SECRET),
+    ("BILLING_WEBHOOK_RETRY_SCHEDULE", "0.05,0.05,0.05"),
+    ("BILLING_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8"),
+    ("BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS", PLATFORM),
+    ("BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS", "5"),
+];
+
+fn endpoints(billing: &Billing, settings: &[(&str, &str)]) -> Endpoints {
+    let env = Env::from_pairs(FAST.iter().chain(settings).copied());
+    Endpoints::new(billing.db.clone(), FanOutConfig::from_env(&env).unwrap())
+}
+
+/// A request as the receiver saw it.
+#[derive(Clone, Debug)]
+struct Seen {
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+/// A real HTTP receiver answering from a script of statuses (then 204), recording each
+/// request; `hold` makes it wait before answering until notified.
+#[derive(Clone, Default)]
+struct Receiver {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    script: Arc<Mutex<VecDeque<u16>>>,
+    hold: Option<Arc<Notify>>,
+}
+
+impl Receiver {
+    fn answering(statuses: &[u16]) -> Self {
+        Self {
+            script: Arc::new(Mutex::new(statuses.iter().copied().collect())),
+            ..Self::default()
+        }
+    }
+
+    /// Serves on loopback; the URL to register.
+    async fn serve(&self) -> String {
+        async fn take(
+            State(receiver): State<Receiver>,
+            headers: HeaderMap,
+            body: Bytes,
+        ) -> StatusCode {
+            receiver.seen.lock().unwrap().push(Seen { headers, body });
+            if let Some(hold) = &receiver.hold {
+                hold.notified().await;
+            }
+            let next = receiver.script.lock().unwrap().pop_front().unwrap_or(204);
+            StatusCode::from_u16(next).unwrap()
+        }
+        let app = axum::Router::new()
+            .route("/hook", axum::routing::post(take))
+            .with_state(self.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        url
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+async fn register(manage: &Endpoints, organization: &str, url: &str, types: &[&str]) -> Endpoint {
+    manage
+        .create(
+            organization,
+            "owner@example.com",
+            Settings {
+                url: Some(url.into()),
+                event_types: Some(types.iter().map(|t| t.to_string()).collect()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+}
+
+/// The endpoint's one delivery once it is no longer pending.
+async fn settled(billing: &Billing, endpoint_id: &str) -> (String, String, i32) {
+    eventually(Duration::from_secs(15), || async {
+        let row: Option<(String, String, i32)> = query(
+            "SELECT id, status, attempts FROM deliveries WHERE endpoint_id = $1 AND status <> 'pending'",
+        )
+        .bind(endpoint_id)
+        .fetch_optional(&billing.db)
+        .await
+        .unwrap();
+        row
+    })
+    .await
+    .unwrap_or_else(|| panic!("no settled delivery for {endpoint_id}"))
+}
+
+fn verify(secret: &str, seen: &Seen) {
+    standardwebhooks::Webhook::new(secret)
+        .unwrap()
+        .verify(&seen.body, &seen.headers)
+        .unwrap_or_else(|e| panic!("our delivery does not verify: {e:?}"));
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn an_event_is_signed_sent_retried_and_recorded_until_delivered(#[case] backend: Backend) {
+    let billing = Billing::start_with(backend, FAST).await;
+    let manage = endpoints(&billing, &[]);
+    let receiver = Receiver::answering(&[500, 503]);
+    let endpoint = register(&manage, PLATFORM, &receiver.serve().await, &[]).await;
+    let body = fixture("order.paid");
+    billing.receive(delivery("wh_fan_1", &body)).await.unwrap();
+
+    let (delivery_id, final_status, attempts) = settled(&billing, &endpoint.id).await;
+    assert_eq!(
+        (final_status.as_str(), attempts),
+        (status::DELIVERED, 3),
+        "{backend:?}"
+    );
+    let seen = receiver.seen();
+    assert_eq!(seen.len(), 3, "{backend:?}: two failures, then success");
+    for request in &seen {
+        assert_eq!(
+            request.body, body,
+            "{backend:?}: the body as received, byte for byte"
+        );
+        assert_eq!(request.headers["webhook-id"], delivery_id.as_str());
+        assert_eq!(request.headers["content-type"], "application/json");
+        verify(&endpoint.secret, request);
+    }
+    let attempts = store::attempts(&billing.db, &delivery_id).await.unwrap();
+    let codes: Vec<Option<i32>> = attempts.iter().map(|a| a.response_status).collect();
+    assert_eq!(codes, [Some(500), Some(503), Some(204)], "{backend:?}");
+    assert!(attempts.iter().all(|a| a.trigger == "scheduled"));
+    assert_eq!(
+        attempts.iter().map(|a| a.succeeded).collect::<Vec<_>>(),
+        [false, false, true]
+    );
+
+    // The intake's retry of the same webhook fans out nothing more.
+    billing.receive(delivery("wh_fan_1", &body)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.seen().len(),
+        3,
+        "{backend:?}: once per stored event"
+    );
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn events_reach_only_their_organization_and_the_types_asked_for(#[case] backend: Backend) {
+    let billing = Billing::start_with(backend, FAST).await;
+    let manage = endpoints(&billing, &[]);
+    let (mine, theirs, filtered) = (
+        Receiver::default(),
+        Receiver::default(),
+        Receiver::default(),
+    );
+    let mine_endpoint = register(&manage, "org_a", &mine.serve().await, &[]).await;
+    register(&manage, "org_b", &theirs.serve().await, &[]).await;
+    register(
+        &manage,
+        PLATFORM,
+        &filtered.serve().await,
+        &["order.refunded"],
+    )
+    .await;
+
+    let mut order: serde_json::Value = serde_json::from_slice(&fixture("order.paid")).unwrap();
+    order["data"]["metadata"] = serde_json::json!({"referenceId": "org_a"});
+    let body = serde_json::to_vec(&order).unwrap();
+    billing
+        .receive(delivery("wh_fan_org", &body))
+        .await
+        .unwrap();
+
+    settled(&billing, &mine_endpoint.id).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        mine.seen().len(),
+        1,
+        "{backend:?}: the organization it names"
+    );
+    assert!(
+        theirs.seen().is_empty(),
+        "{backend:?}: never another organization"
+    );
+    assert!(
+        filtered.seen().is_empty(),
+        "{backend:?}: a type it did not ask for"
+    );
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn private_destinations_are_refused_when_registering_and_when_connecting(
+    #[case] backend: Backend,
+) {
+    // This part allows no private range.
+    let strict: &[(&str, &str)] = &[
+        ("POLAR_WEBHOOK_SECRET", crate::support::SECRET),
+        ("BILLING_WEBHOOK_RETRY_SCHEDULE", "0.05"),
+        ("BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS", PLATFORM),
+    ];
+    let billing = Billing::start_with(backend, strict).await;
+    let manage = Endpoints::new(
+        billing.db.clone(),
+        FanOutConfig::from_env(&Env::from_pairs(strict.iter().copied())).unwrap(),
+    );
+    let receiver = Receiver::default();
+    let url = receiver.serve().await;
+    for literal in [
+        url.clone(),
+        "http://10.0.0.7/hook".into(),
+        "http://[::1]/hook".into(),
+    ] {
+        let refused = manage
+            .create(
+                PLATFORM,
+                "owner@example.com",
+                Settings {
+                    url: Some(literal.clone()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("refused: ENDPOINT_URL_NOT_ALLOWED (400)"),
+            "{backend:?}: {literal}: {refused}"
+        );
+    }
+    // A name is only resolved when connecting: `localhost` passes registration, then every
+    // attempt is refused before any connection, and recorded with the reason.
+    let by_name = url.replace("127.0.0.1", "localhost");
+    let endpoint = register(&manage, PLATFORM, &by_name, &[]).await;
+    billing
+        .receive(delivery("wh_fan_ssrf", &fixture("order.paid")))
+        .await
+        .unwrap();
+    let (delivery_id, final_status, attempts) = settled(&billing, &endpoint.id).await;
+    assert_eq!((final_status.as_str(), attempts), (status::FAILED, 2));
+    assert!(
+        receiver.seen().is_empty(),
+        "{backend:?}: nothing reached it"
+    );
+    let recorded = store::attempts(&billing.db, &delivery_id).await.unwrap();
+    let error = recorded[0].error.clone().unwrap_or_default();
+    assert!(
+        error.contains("resolves only to private, loopback or link-local addresses"),
+        "{backend:?}: {error}"
+    );
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_slow_endpoint_holds_up_no_other(#[case] backend: Backend) {
+    let billing = Billing::start_with(backend, FAST).await;
+    let manage = endpoints(&billing, &[]);
+    let release = Arc::new(Notify::new());
+    let slow = Receiver {
+        hold: Some(release.clone()),
+        ..Receiver::default()
+    };
+    let fast = Receiver::default();
+    let slow_endpoint = register(&manage, PLATFORM, &slow.serve().await, &[]).await;
+    let fast_endpoint = register(&manage, PLATFORM, &fast.serve().await, &[]).await;
+    for n in 0..3 {
+        let id = format!("wh_fan_slow_{n}");
+        billing
+            .receive(delivery(&id, &fixture("order.paid")))
+            .await
+            .unwrap();
+    }
+    // Every event reaches the fast endpoint while the slow one still holds its first request.
+    let delivered = eventually(Duration::from_secs(10), || async {
+        let (n,): (i64,) = query(
+            "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = 'delivered'",
+        )
+        .bind(fast_endpoint.id.as_str())
+        .fetch_one(&billing.db)
+        .await
+        .unwrap();
+        (n == 3).then_some(())
+    })
+    .await;
+    assert!(delivered.is_some(), "{backend:?}: the fast endpoint waited");
+    assert!(
+        !slow.seen().is_empty(),
+        "{backend:?}: the slow one is being tried"
+    );
+    release.notify_waiters();
+    for _ in 0..6 {
+        release.notify_waiters();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    settled(&billing, &slow_endpoint.id).await;
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_spent_schedule_fails_the_delivery_and_a_failing_endpoint_is_disabled(
+    #[case] backend: Backend,
+) {
+    // Disabled as soon as a failure comes after the first (0 hours of patience).
+    let settings: Vec<(&str, &str)> = FAST
+        .iter()
+        .copied()
+        .chain([("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", "0")])
+        .collect();
+    let billing = Billing::start_with(backend, &settings).await;
+    let manage = endpoints(&billing, &[("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", "0")]);
+    let receiver = Receiver::answering(&[500, 500, 500, 500, 500]);
+    let endpoint = register(&manage, PLATFORM, &receiver.serve().await, &[]).await;
+    billing
+        .receive(delivery("wh_fan_fail", &fixture("order.paid")))
+        .await
+        .unwrap();
+    let (_, final_status, _) = settled(&billing, &endpoint.id).await;
+    // The second failure disabled the endpoint: the rest of the schedule is skipped.
+    assert_eq!(final_status, status::SKIPPED, "{backend:?}");
+    assert_eq!(receiver.seen().len(), 2, "{backend:?}");
+    let disabled = manage.get(PLATFORM, &endpoint.id).await.unwrap();
+    assert!(!disabled.enabled, "{backend:?}");
+    assert!(
+        disabled
+            .disabled_reason
+            .unwrap()
+            .starts_with("Every delivery failed since")
+    );
+
+    // Enabled again, it starts afresh.
+    manage
+        .update(
+            PLATFORM,
+            &endpoint.id,
+            Settings {
+                enabled: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let again = manage.get(PLATFORM, &endpoint.id).await.unwrap();
+    assert!(again.enabled && again.failing_since.is_none() && again.disabled_reason.is_none());
+}
