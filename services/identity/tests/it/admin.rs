@@ -652,5 +652,9 @@ async fn searches_follow_renames_email_changes_and_removals(#[case] backend: Bac
         search("email", "q-uni").await.is_empty(),
         "{backend:?}: removed"
     );
-    assert_eq!(search("name", "TIN").await, ["Mar%tin"], "{backend:?}: the rest stay");
+    assert_eq!(
+        search("name", "TIN").await,
+        ["Mar%tin"],
+        "{backend:?}: the rest stay"
+    );
 }
