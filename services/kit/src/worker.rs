@@ -169,12 +169,15 @@ impl Worker {
             if let Some(ack) = ack {
                 let _ = ack.send(());
             }
-            let Ok(slot) = slots.clone().acquire_owned().await else {
-                break;
-            };
             let worker = self.clone();
             let memory = memory.clone();
+            let slots = slots.clone();
+            // The slot is awaited in the task, so taking deliveries never waits: a full worker
+            // would otherwise hold up its publisher's relay (its acknowledgement comes here).
             tokio::spawn(async move {
+                let Ok(slot) = slots.acquire_owned().await else {
+                    return;
+                };
                 match worker.outcome(&delivery).await {
                     Outcome::Done => {}
                     Outcome::Retry(delay) => {

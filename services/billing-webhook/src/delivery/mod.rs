@@ -193,9 +193,10 @@ impl Deliverer {
             new_status,
             started_at,
             next_attempt_at,
+            !due.manual,
         )
         .await?;
-        self.track_health(&mut tx, endpoint, succeeded, started_at)
+        self.track_health(&mut tx, &endpoint, succeeded, started_at)
             .await?;
         tx.commit().await?;
 
@@ -212,37 +213,33 @@ impl Deliverer {
     }
 
     /// An endpoint's failing streak: it starts at the first failure after a success, ends at
-    /// the next success, and an endpoint still failing `disable_after` into it is disabled.
+    /// the next success, and an endpoint failing again `disable_after` into it is disabled.
+    /// Targeted updates only: the endpoint read before the attempt may be stale by now.
     async fn track_health(
         &self,
         tx: &mut gatehouse_kit::db::Tx,
-        mut endpoint: Endpoint,
+        endpoint: &Endpoint,
         succeeded: bool,
         at: DateTime<Utc>,
     ) -> Result<(), gatehouse_kit::db::DbError> {
-        match (succeeded, endpoint.failing_since) {
-            (true, None) => return Ok(()),
-            (true, Some(_)) => endpoint.failing_since = None,
-            (false, None) => endpoint.failing_since = Some(at),
-            (false, Some(since)) => {
-                let limit =
-                    TimeDelta::from_std(self.config.disable_after).unwrap_or(TimeDelta::MAX);
-                if !endpoint.enabled || at - since < limit {
-                    return Ok(());
-                }
-                endpoint.enabled = false;
-                endpoint.disabled_reason = Some(format!(
-                    "Every delivery failed since {} ({} hours)",
-                    since.to_rfc3339(),
-                    limit.num_hours()
-                ));
-                tracing::warn!(endpoint_id = %endpoint.id, organization_id = %endpoint.organization_id, "endpoint failing for too long; disabled");
-                metrics::counter!("billing_endpoints_disabled_total").increment(1);
-            }
+        if succeeded {
+            return endpoint::store::mark_healthy(&mut *tx, &endpoint.id).await;
         }
-        endpoint.updated_at = at;
-        endpoint::store::update(&mut *tx, &endpoint).await?;
-        Ok(())
+        let limit = TimeDelta::from_std(self.config.disable_after).unwrap_or(TimeDelta::MAX);
+        let reason = format!(
+            "Every delivery failed for {} hours without a success",
+            limit.num_hours()
+        );
+        let cutoff = at
+            .checked_sub_signed(limit)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC);
+        if endpoint::store::disable_if_failing_since(&mut *tx, &endpoint.id, cutoff, &reason, at)
+            .await?
+        {
+            tracing::warn!(endpoint_id = %endpoint.id, organization_id = %endpoint.organization_id, "endpoint failing for too long; disabled");
+            metrics::counter!("billing_endpoints_disabled_total").increment(1);
+        }
+        endpoint::store::mark_failing(&mut *tx, &endpoint.id, at).await
     }
 }
 

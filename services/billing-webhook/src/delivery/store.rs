@@ -96,34 +96,44 @@ pub async fn record_attempt(on: impl Executor, attempt: &Attempt) -> Result<(), 
     Ok(())
 }
 
-/// After an attempt: the delivery's status, one more attempt, and when the next is due.
+/// After an attempt: one more attempt, the delivery's status, and when the next is due. A
+/// scheduled attempt settles only a delivery still pending: a duplicate of its message that
+/// ran alongside cannot move a delivered one back.
 pub async fn settle(
     on: impl Executor,
     id: &str,
     status: &str,
     attempted_at: DateTime<Utc>,
     next_attempt_at: Option<DateTime<Utc>>,
+    only_pending: bool,
 ) -> Result<(), DbError> {
-    query(
+    let sql = if only_pending {
         "UPDATE deliveries SET status = $2, attempts = attempts + 1, last_attempt_at = $3, \
-         next_attempt_at = $4 WHERE id = $1",
-    )
-    .bind(id)
-    .bind(status)
-    .bind(attempted_at)
-    .bind(next_attempt_at)
-    .execute(on)
-    .await?;
+         next_attempt_at = $4 WHERE id = $1 AND status = 'pending'"
+    } else {
+        "UPDATE deliveries SET status = $2, attempts = attempts + 1, last_attempt_at = $3, \
+         next_attempt_at = $4 WHERE id = $1"
+    };
+    query(sql)
+        .bind(id)
+        .bind(status)
+        .bind(attempted_at)
+        .bind(next_attempt_at)
+        .execute(on)
+        .await?;
     Ok(())
 }
 
 /// Sets a delivery's status alone (skipped: nothing was sent).
 pub async fn set_status(on: impl Executor, id: &str, status: &str) -> Result<(), DbError> {
-    query("UPDATE deliveries SET status = $2, next_attempt_at = NULL WHERE id = $1")
-        .bind(id)
-        .bind(status)
-        .execute(on)
-        .await?;
+    query(
+        "UPDATE deliveries SET status = $2, next_attempt_at = NULL \
+         WHERE id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .bind(status)
+    .execute(on)
+    .await?;
     Ok(())
 }
 

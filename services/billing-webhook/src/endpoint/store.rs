@@ -118,6 +118,48 @@ pub async fn update(on: impl Executor, endpoint: &Endpoint) -> Result<bool, DbEr
     Ok(changed > 0)
 }
 
+/// An attempt failed: the failing streak starts now unless it is running.
+pub async fn mark_failing(on: impl Executor, id: &str, at: DateTime<Utc>) -> Result<(), DbError> {
+    query("UPDATE endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1")
+        .bind(id)
+        .bind(at)
+        .execute(on)
+        .await?;
+    Ok(())
+}
+
+/// An attempt succeeded: the failing streak, if any, is over.
+pub async fn mark_healthy(on: impl Executor, id: &str) -> Result<(), DbError> {
+    query("UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL")
+        .bind(id)
+        .execute(on)
+        .await?;
+    Ok(())
+}
+
+/// Disables the endpoint if it is enabled and has been failing since `cutoff` or before;
+/// `true` when this call disabled it. Only these columns change, so an owner's concurrent
+/// edit (a new URL, a rotated secret) is never written over.
+pub async fn disable_if_failing_since(
+    on: impl Executor,
+    id: &str,
+    cutoff: DateTime<Utc>,
+    reason: &str,
+    at: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    let changed = query(
+        "UPDATE endpoints SET enabled = FALSE, disabled_reason = $3, updated_at = $4 \
+         WHERE id = $1 AND enabled AND failing_since IS NOT NULL AND failing_since <= $2",
+    )
+    .bind(id)
+    .bind(cutoff)
+    .bind(reason)
+    .bind(at)
+    .execute(on)
+    .await?;
+    Ok(changed > 0)
+}
+
 pub async fn get(
     on: impl Executor,
     organization_id: &str,

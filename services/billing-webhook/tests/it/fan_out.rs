@@ -340,7 +340,7 @@ async fn a_slow_endpoint_holds_up_no_other(#[case] backend: Backend) {
 #[case::sqlite(Backend::Sqlite)]
 #[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn a_spent_schedule_fails_the_delivery_and_a_failing_endpoint_is_disabled(
+async fn an_endpoint_failing_too_long_is_disabled_and_its_deliveries_skipped(
     #[case] backend: Backend,
 ) {
     // Disabled as soon as a failure comes after the first (0 hours of patience).
@@ -367,7 +367,7 @@ async fn a_spent_schedule_fails_the_delivery_and_a_failing_endpoint_is_disabled(
         disabled
             .disabled_reason
             .unwrap()
-            .starts_with("Every delivery failed since")
+            .starts_with("Every delivery failed for 0 hours")
     );
 
     // Enabled again, it starts afresh.
