@@ -13,7 +13,9 @@ binary="$1"
 web="$2"
 image="${3:-localhost/gatehouse:dev}"
 [ -f "$web/index.html" ] || { echo "no web app build at $web (npm run build in web/)" >&2; exit 1; }
-base=localhost/gatehouse-base:bookworm-minbase
+# ca-certificates: the billing-webhook service verifies sellers' https endpoints against the
+# system's roots (as the real runtime, distroless cc-debian12, ships them).
+base=localhost/gatehouse-base:bookworm-minbase-ca
 export CONTAINERS_CONF="$PWD/deploy/podman/containers.conf"
 
 if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v runc >/dev/null; then
@@ -22,11 +24,11 @@ if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! co
 fi
 
 if ! podman image exists "$base"; then
-  echo "making the base image $base (debootstrap --variant=minbase bookworm)"
+  echo "making the base image $base (debootstrap --variant=minbase --include=ca-certificates bookworm)"
   rootfs="$(mktemp -d)"
   trap 'rm -rf "$rootfs"' EXIT
   mirror="$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)"
-  debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+  debootstrap --variant=minbase --include=ca-certificates bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" >/dev/null
   # What a runtime image does not need.
   rm -rf "$rootfs"/usr/share/{doc,man,info,locale} "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" -c . | podman import --quiet - "$base" >/dev/null

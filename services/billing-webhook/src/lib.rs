@@ -76,10 +76,12 @@ async fn start(
             jitter: 0.2,
         },
         concurrency: config.fan_out.concurrency,
-        job: Arc::new(delivery::Deliverer::new(
-            db.clone(),
-            config.fan_out.clone(),
-        )?),
+        // reqwest's own message ("builder error") names no cause.
+        job: Arc::new(
+            delivery::Deliverer::new(db.clone(), config.fan_out.clone()).map_err(|error| {
+                format!("building the deliveries' HTTP client (system CA certificates?): {error:?}")
+            })?,
+        ),
     }
     .spawn(shutdown);
     let verifier = match &config.polar_webhook_secret {
