@@ -63,23 +63,8 @@ impl Consumer {
     /// Consumes until `shutdown`, reconnecting after broker outages.
     pub fn spawn(self, shutdown: CancellationToken) {
         tokio::spawn(async move {
-            let mut backoff = Duration::from_millis(200);
-            loop {
-                // `run` watches `shutdown` between deliveries, never in the middle of one.
-                let result = self.run(&shutdown).await;
-                if shutdown.is_cancelled() {
-                    break;
-                }
-                if let Err(error) = result {
-                    tracing::warn!(queue = self.queue, %error, "consumer disconnected; reconnecting");
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(backoff) => {}
-                    _ = shutdown.cancelled() => break,
-                }
-                backoff = (backoff * 2).min(Duration::from_secs(5));
-            }
-            tracing::debug!(queue = self.queue, "consumer stopped");
+            // `run` watches `shutdown` between deliveries, never in the middle of one.
+            reconnecting(self.queue, "consumer", &shutdown, || self.run(&shutdown)).await;
         });
     }
 
@@ -188,6 +173,35 @@ impl Consumer {
         tx.commit().await?;
         Ok(true)
     }
+}
+
+/// Runs `session` until `shutdown`, again after each disconnection (a broker outage) with a
+/// pause growing from 200 ms to 5 s. Consumers and workers alike.
+pub(crate) async fn reconnecting<F, Fut>(
+    queue: &str,
+    kind: &str,
+    shutdown: &CancellationToken,
+    mut session: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(), BusError>>,
+{
+    let mut backoff = Duration::from_millis(200);
+    loop {
+        let result = session().await;
+        if shutdown.is_cancelled() {
+            break;
+        }
+        if let Err(error) = result {
+            tracing::warn!(queue, %error, "{kind} disconnected; reconnecting");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(backoff) => {}
+            _ = shutdown.cancelled() => break,
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+    tracing::debug!(queue, "{kind} stopped");
 }
 
 /// Puts every dead letter of `queue` back on it (after the cause was fixed).

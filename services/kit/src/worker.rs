@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::bus::{Bus, BusError, Delivery, MemoryBus, MemoryDelivery};
+use crate::consumer::reconnecting;
 use crate::service::BoxError;
 use crate::telemetry;
 
@@ -102,25 +103,13 @@ impl Worker {
     pub fn spawn(self, shutdown: CancellationToken) {
         let worker = Arc::new(self);
         tokio::spawn(async move {
-            let mut backoff = Duration::from_millis(200);
-            loop {
-                let result = match &worker.bus {
+            reconnecting(worker.queue, "worker", &shutdown, || async {
+                match &worker.bus {
                     Bus::Memory(memory) => worker.run_memory(memory.clone(), &shutdown).await,
                     Bus::Amqp(_) => worker.run_amqp(&shutdown).await,
-                };
-                if shutdown.is_cancelled() {
-                    break;
                 }
-                if let Err(error) = result {
-                    tracing::warn!(queue = worker.queue, %error, "worker disconnected; reconnecting");
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(backoff) => {}
-                    _ = shutdown.cancelled() => break,
-                }
-                backoff = (backoff * 2).min(Duration::from_secs(5));
-            }
-            tracing::debug!(queue = worker.queue, "worker stopped");
+            })
+            .await;
         });
     }
 
