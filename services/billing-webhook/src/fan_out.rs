@@ -18,23 +18,12 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::Event;
 use gatehouse_proto::events::v1::{BillingDeliveryDue, BillingEventReceived};
 use prost::Message as _;
-use serde_json::Value;
 
 use crate::delivery::store as deliveries;
 use crate::endpoint::{self, Endpoint};
 
 pub struct FanOut {
     pub platform_organizations: Vec<String>,
-}
-
-/// The organization an event's entity names as `metadata.referenceId`, if any.
-pub fn reference_organization(body: &[u8]) -> Option<String> {
-    let envelope: Value = serde_json::from_slice(body).ok()?;
-    envelope
-        .pointer("/data/metadata/referenceId")
-        .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
-        .map(str::to_string)
 }
 
 impl FanOut {
@@ -77,15 +66,16 @@ impl Handler for FanOut {
                 // Unreadable: kept for people to look at, sent to no one.
                 return Ok(());
             }
-            let body: Option<(Vec<u8>,)> = query("SELECT body FROM received_events WHERE id = $1")
-                .bind(received.event_id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-            let Some((body,)) = body else {
+            // The organization the intake read from the entity's `metadata.referenceId`.
+            let stored: Option<(Option<String>,)> =
+                query("SELECT organization_id FROM received_events WHERE id = $1")
+                    .bind(received.event_id.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((reference,)) = stored else {
                 tracing::warn!(event_id = %received.event_id, "event to fan out is not stored");
                 return Ok(());
             };
-            let reference = reference_organization(&body);
             let now = ids::now();
             let mut sent = 0usize;
             for endpoint in endpoint::store::enabled(&mut *tx).await? {
@@ -112,10 +102,7 @@ mod tests {
         let fan_out = FanOut {
             platform_organizations: vec!["platform".into()],
         };
-        let body =
-            br#"{"type":"order.paid","data":{"id":"o1","metadata":{"referenceId":"org_a"}}}"#;
-        let reference = reference_organization(body);
-        assert_eq!(reference.as_deref(), Some("org_a"));
+        let reference = Some("org_a".to_string());
         let mut endpoint = endpoint::store::tests::endpoint();
         for (organization, receives) in [("org_a", true), ("org_b", false), ("platform", true)] {
             endpoint.organization_id = organization.into();
@@ -128,7 +115,5 @@ mod tests {
         endpoint.organization_id = "org_a".into();
         endpoint.event_types = vec!["order.created".into()];
         assert!(!fan_out.receives(&endpoint, "order.paid", reference.as_deref()));
-        assert_eq!(reference_organization(b"{\"data\":{}}"), None);
-        assert_eq!(reference_organization(b"not json"), None);
     }
 }

@@ -93,5 +93,18 @@ async fn start(
             None
         }
     };
-    Ok(GrpcServices::new().serve(intake::grpc::server(intake::Intake { db, verifier })))
+    let replays = delivery::replay::Replays {
+        db: db.clone(),
+        log: delivery::log::EventLog {
+            db: db.clone(),
+            platform_organizations: config.fan_out.platform_organizations.clone(),
+        },
+    };
+    Ok(GrpcServices::new()
+        .serve(endpoint::grpc::server(endpoint::manage::Endpoints::new(
+            db.clone(),
+            config.fan_out.clone(),
+        )))
+        .serve(delivery::grpc::server(delivery::grpc::Deliveries(replays)))
+        .serve(intake::grpc::server(intake::Intake { db, verifier })))
 }

@@ -8,11 +8,14 @@
 //! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Each attempt is
 //! recorded before the job ends; a failed scheduled attempt returns an error so the worker
 //! parks it for the next delay of the schedule, and when the schedule is spent the delivery is
-//! `failed` and the message dead-lettered. Manual attempts (replays, test events) are tried
-//! once. The delivery row decides: a due message for a delivery that is no longer pending is a
-//! duplicate and sends nothing.
+//! `failed` and the message dead-lettered. Manual attempts (replays) are tried once and change
+//! the delivery only by succeeding. The delivery row decides: a scheduled message for a
+//! delivery that is no longer pending is a duplicate and sends nothing.
 
 pub mod destination;
+pub mod grpc;
+pub mod log;
+pub mod replay;
 pub mod store;
 
 use std::sync::Arc;
@@ -143,8 +146,11 @@ impl Deliverer {
         let Some(endpoint) = endpoint::store::by_id(&self.db, &delivery.endpoint_id).await? else {
             return Ok(());
         };
-        if !endpoint.enabled && !due.manual {
-            store::set_status(&self.db, &delivery.id, status::SKIPPED).await?;
+        if !endpoint.enabled {
+            // Disabled since: nothing is sent; a replay leaves the delivery as it is.
+            if !due.manual {
+                store::set_status(&self.db, &delivery.id, status::SKIPPED).await?;
+            }
             return Ok(());
         }
         let started_at = ids::now();
@@ -160,15 +166,13 @@ impl Deliverer {
             .retry_schedule
             .get(bus_attempt as usize)
             .copied();
-        let (new_status, next_attempt_at) = match (succeeded, due.manual, nominal_delay) {
-            (true, _, _) => (status::DELIVERED, None),
-            // A manual try leaves the schedule as it was.
-            (false, true, _) => (delivery.status.as_str(), None),
-            (false, false, Some(delay)) => (
+        let (new_status, next_attempt_at) = match (succeeded, nominal_delay) {
+            (true, _) => (status::DELIVERED, None),
+            (false, Some(delay)) => (
                 status::PENDING,
                 TimeDelta::from_std(delay).ok().map(|d| started_at + d),
             ),
-            (false, false, None) => (status::FAILED, None),
+            (false, None) => (status::FAILED, None),
         };
         let mut tx = self.db.begin().await?;
         store::record_attempt(
@@ -187,15 +191,18 @@ impl Deliverer {
             },
         )
         .await?;
-        store::settle(
-            &mut tx,
-            &delivery.id,
-            new_status,
-            started_at,
-            next_attempt_at,
-            !due.manual,
-        )
-        .await?;
+        if due.manual {
+            store::settle_manual(&mut tx, &delivery.id, succeeded, started_at).await?;
+        } else {
+            store::settle(
+                &mut tx,
+                &delivery.id,
+                new_status,
+                started_at,
+                next_attempt_at,
+            )
+            .await?;
+        }
         self.track_health(&mut tx, &endpoint, succeeded, started_at)
             .await?;
         tx.commit().await?;

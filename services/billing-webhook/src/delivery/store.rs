@@ -12,6 +12,7 @@ pub mod status {
     pub const FAILED: &str = "failed";
     /// The endpoint was disabled or removed before it was delivered.
     pub const SKIPPED: &str = "skipped";
+    pub const ALL: [&str; 4] = [PENDING, DELIVERED, FAILED, SKIPPED];
 }
 
 /// A delivery with what its attempts send: the stored event's body, byte for byte.
@@ -96,31 +97,48 @@ pub async fn record_attempt(on: impl Executor, attempt: &Attempt) -> Result<(), 
     Ok(())
 }
 
-/// After an attempt: one more attempt, the delivery's status, and when the next is due. A
-/// scheduled attempt settles only a delivery still pending: a duplicate of its message that
-/// ran alongside cannot move a delivered one back.
+/// After a scheduled attempt: one more attempt, the delivery's status, and when the next is
+/// due. Only a delivery still pending is settled: a duplicate of its message, or a replay,
+/// that ran alongside cannot move a delivered one back.
 pub async fn settle(
     on: impl Executor,
     id: &str,
     status: &str,
     attempted_at: DateTime<Utc>,
     next_attempt_at: Option<DateTime<Utc>>,
-    only_pending: bool,
 ) -> Result<(), DbError> {
-    let sql = if only_pending {
+    query(
         "UPDATE deliveries SET status = $2, attempts = attempts + 1, last_attempt_at = $3, \
-         next_attempt_at = $4 WHERE id = $1 AND status = 'pending'"
-    } else {
-        "UPDATE deliveries SET status = $2, attempts = attempts + 1, last_attempt_at = $3, \
-         next_attempt_at = $4 WHERE id = $1"
-    };
-    query(sql)
-        .bind(id)
-        .bind(status)
-        .bind(attempted_at)
-        .bind(next_attempt_at)
-        .execute(on)
-        .await?;
+         next_attempt_at = $4 WHERE id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .bind(status)
+    .bind(attempted_at)
+    .bind(next_attempt_at)
+    .execute(on)
+    .await?;
+    Ok(())
+}
+
+/// After a manual attempt (a replay): one more attempt; a success makes the delivery
+/// `delivered` with nothing more due, a failure leaves its status and schedule as they are now
+/// (a scheduled attempt may have settled it meanwhile; its next retry may still be queued).
+pub async fn settle_manual(
+    on: impl Executor,
+    id: &str,
+    succeeded: bool,
+    attempted_at: DateTime<Utc>,
+) -> Result<(), DbError> {
+    query(
+        "UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = $2, \
+         status = CASE WHEN $3 THEN 'delivered' ELSE status END, \
+         next_attempt_at = CASE WHEN $3 THEN NULL ELSE next_attempt_at END WHERE id = $1",
+    )
+    .bind(id)
+    .bind(attempted_at)
+    .bind(succeeded)
+    .execute(on)
+    .await?;
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! has checked that the actor may manage the organization's billing; every operation here is
 //! confined to that organization.
 
-use chrono::TimeDelta;
+use chrono::{SecondsFormat, TimeDelta};
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::billing as codes;
 use gatehouse_kit::ids;
@@ -11,6 +11,12 @@ use super::{Endpoint, MAX_ENDPOINTS, Settings, secret, store};
 use crate::config::FanOutConfig;
 use crate::delivery::destination::Policy;
 use crate::error::BillingError;
+use crate::intake::store as received;
+
+/// The type of the events [`Endpoints::send_test`] sends. Not one of the payments platform's:
+/// a receiver that refuses unknown types (its SDK's `validateEvent` does) answers it with an
+/// error, which is what it should not do with the platform's new types either (reference §8.4).
+pub const TEST_EVENT_TYPE: &str = "webhook.test";
 
 pub struct Endpoints {
     pub db: Db,
@@ -122,6 +128,46 @@ impl Endpoints {
         endpoint.updated_at = now;
         store::update(&self.db, &endpoint).await?;
         Ok(endpoint)
+    }
+
+    /// Stores a test event for this endpoint alone and delivers it on the retry schedule like
+    /// any other; returns the event's id and the delivery's (the `webhook-id` sent).
+    pub async fn send_test(
+        &self,
+        organization_id: &str,
+        id: &str,
+    ) -> Result<(String, String), BillingError> {
+        let endpoint = self.get(organization_id, id).await?;
+        if !endpoint.enabled {
+            return Err(codes::ENDPOINT_DISABLED.into());
+        }
+        let now = ids::now();
+        let event_id = ids::new_id();
+        let body = serde_json::json!({
+            "type": TEST_EVENT_TYPE,
+            "timestamp": now.to_rfc3339_opts(SecondsFormat::Micros, true),
+            "data": {
+                "endpoint_id": endpoint.id,
+                "organization_id": organization_id,
+                "message": "A test event from Gatehouse: this endpoint receives billing webhooks.",
+            },
+        })
+        .to_string();
+        let mut tx = self.db.begin().await?;
+        received::insert_test(
+            &mut tx,
+            &event_id,
+            TEST_EVENT_TYPE,
+            organization_id,
+            body.as_bytes(),
+            now,
+        )
+        .await?;
+        let delivery_id = crate::fan_out::deliver(&mut tx, &event_id, &endpoint.id, now)
+            .await?
+            .ok_or(gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR)?;
+        tx.commit().await?;
+        Ok((event_id, delivery_id))
     }
 
     /// Removes the endpoint; its deliveries and their attempts go with it (cascade).

@@ -33,13 +33,40 @@ pub struct Received {
     pub event_type: String,
 }
 
-/// The envelope's keys the log is indexed by; `data` is skipped unread.
+/// The envelope's keys the log is indexed by; of `data`, only its metadata is read.
 #[derive(Default, Deserialize)]
 struct Head {
     #[serde(rename = "type")]
     event_type: Option<String>,
     timestamp: Option<String>,
     api_version: Option<String>,
+    data: Option<HeadData>,
+}
+
+/// [`Head`] without `data`: what is read when `data` is not an object.
+#[derive(Deserialize)]
+struct Bare {
+    #[serde(rename = "type")]
+    event_type: Option<String>,
+    timestamp: Option<String>,
+    api_version: Option<String>,
+}
+
+impl From<Bare> for Head {
+    fn from(bare: Bare) -> Self {
+        Self {
+            event_type: bare.event_type,
+            timestamp: bare.timestamp,
+            api_version: bare.api_version,
+            data: None,
+        }
+    }
+}
+
+#[derive(Default, Deserialize)]
+struct HeadData {
+    /// Any JSON: a metadata value of an unexpected shape must not unread the envelope.
+    metadata: Option<serde_json::Value>,
 }
 
 impl Head {
@@ -47,9 +74,25 @@ impl Head {
     /// an array too, by position).
     fn read(body: &[u8]) -> Self {
         match body.trim_ascii_start().first() {
-            Some(b'{') => serde_json::from_slice(body).unwrap_or_default(),
+            // A `data` that is not an object fails the first reading, not the envelope.
+            Some(b'{') => serde_json::from_slice(body)
+                .or_else(|_| serde_json::from_slice::<Bare>(body).map(Head::from))
+                .unwrap_or_default(),
             _ => Self::default(),
         }
+    }
+
+    /// The organization the event belongs to: the id its entity names as
+    /// `metadata.referenceId`, how better-auth's payments plugin marks an organization's
+    /// purchase.
+    fn organization_id(&self) -> Option<&str> {
+        self.data
+            .as_ref()?
+            .metadata
+            .as_ref()?
+            .get("referenceId")?
+            .as_str()
+            .filter(|id| !id.is_empty())
     }
 
     fn timestamp(&self) -> Option<DateTime<Utc>> {
@@ -83,6 +126,7 @@ impl Intake {
                 event_type: &event_type,
                 event_timestamp: head.timestamp(),
                 api_version: head.api_version.as_deref(),
+                organization_id: head.organization_id(),
                 body,
                 received_at: gatehouse_kit::ids::now(),
             },
@@ -99,5 +143,33 @@ impl Intake {
             duplicate,
             event_type,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Head;
+
+    #[test]
+    fn the_envelope_names_its_organization_by_reference_id() {
+        let head = Head::read(
+            br#"{"type":"order.paid","data":{"id":"o1","metadata":{"referenceId":"org_a"}}}"#,
+        );
+        assert_eq!(head.event_type.as_deref(), Some("order.paid"));
+        assert_eq!(head.organization_id(), Some("org_a"));
+        for body in [
+            &br#"{"type":"order.paid","data":{}}"#[..],
+            br#"{"type":"order.paid","data":{"metadata":{"referenceId":""}}}"#,
+            br#"{"type":"order.paid","data":{"metadata":{"referenceId":7}}}"#,
+            br#"{"type":"order.paid","data":{"metadata":"odd"}}"#,
+        ] {
+            let head = Head::read(body);
+            assert_eq!(head.organization_id(), None);
+            // An odd metadata value leaves the rest of the envelope readable.
+            assert_eq!(head.event_type.as_deref(), Some("order.paid"));
+        }
+        assert_eq!(Head::read(b"not json").organization_id(), None);
+        let odd_data = Head::read(br#"{"type":"order.paid","data":"text"}"#);
+        assert_eq!(odd_data.event_type.as_deref(), Some("order.paid"));
     }
 }

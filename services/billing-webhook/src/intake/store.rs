@@ -13,6 +13,8 @@ pub struct NewEvent<'a> {
     pub event_type: &'a str,
     pub event_timestamp: Option<DateTime<Utc>>,
     pub api_version: Option<&'a str>,
+    /// The organization it belongs to (its entity's `metadata.referenceId`).
+    pub organization_id: Option<&'a str>,
     pub body: &'a [u8],
     pub received_at: DateTime<Utc>,
 }
@@ -37,8 +39,9 @@ pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbE
     let mut tx = db.begin().await?;
     let inserted: Option<(String,)> = query(
         "INSERT INTO received_events \
-         (id, webhook_id, event_type, event_timestamp, api_version, body, received_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (webhook_id) DO NOTHING RETURNING id",
+         (id, webhook_id, event_type, event_timestamp, api_version, body, received_at, \
+         organization_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+         ON CONFLICT (webhook_id) DO NOTHING RETURNING id",
     )
     .bind(event.id)
     .bind(event.webhook_id)
@@ -47,6 +50,7 @@ pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbE
     .bind(event.api_version)
     .bind(event.body.to_vec())
     .bind(event.received_at)
+    .bind(event.organization_id)
     .fetch_optional(&mut tx)
     .await?;
     let stored = match inserted {
@@ -68,6 +72,41 @@ pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbE
     };
     tx.commit().await?;
     Ok(stored)
+}
+
+/// Where a stored event came from.
+pub mod origin {
+    /// The payments platform, through the intake.
+    pub const POLAR: &str = "polar";
+    /// An owner's test event: sent to one endpoint, never projected or fanned out.
+    pub const TEST: &str = "test";
+}
+
+/// Stores a test event for `organization_id` (no outbox message: only the delivery the caller
+/// creates beside it sends it anywhere).
+pub async fn insert_test(
+    on: impl Executor,
+    id: &str,
+    event_type: &str,
+    organization_id: &str,
+    body: &[u8],
+    at: DateTime<Utc>,
+) -> Result<(), DbError> {
+    query(
+        "INSERT INTO received_events (id, webhook_id, event_type, event_timestamp, api_version, \
+         body, received_at, organization_id, origin) \
+         VALUES ($1, $2, $3, $4, NULL, $5, $4, $6, $7)",
+    )
+    .bind(id)
+    .bind(format!("test_{id}"))
+    .bind(event_type)
+    .bind(at)
+    .bind(body.to_vec())
+    .bind(organization_id)
+    .bind(origin::TEST)
+    .execute(on)
+    .await?;
+    Ok(())
 }
 
 pub async fn find(on: impl Executor, id: &str) -> Result<Option<ReceivedEvent>, DbError> {

@@ -23,10 +23,10 @@ use tokio::sync::Notify;
 
 use crate::support::{Billing, delivery, fixture};
 
-const PLATFORM: &str = "org_platform";
+pub(crate) const PLATFORM: &str = "org_platform";
 
 /// What every part in these tests runs with: a fast schedule, loopback allowed.
-const FAST: &[(&str, &str)] = &[
+pub(crate) const FAST: &[(&str, &str)] = &[
     ("POLAR_WEBHOOK_SECRET", crate::support::SECRET),
     ("BILLING_WEBHOOK_RETRY_SCHEDULE", "0.05,0.05,0.05"),
     ("BILLING_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8"),
@@ -41,22 +41,22 @@ fn endpoints(billing: &Billing, settings: &[(&str, &str)]) -> Endpoints {
 
 /// A request as the receiver saw it.
 #[derive(Clone, Debug)]
-struct Seen {
-    headers: HeaderMap,
-    body: Bytes,
+pub(crate) struct Seen {
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
 }
 
 /// A real HTTP receiver answering from a script of statuses (then 204), recording each
 /// request; `hold` makes it wait before answering until notified.
 #[derive(Clone, Default)]
-struct Receiver {
+pub(crate) struct Receiver {
     seen: Arc<Mutex<Vec<Seen>>>,
     script: Arc<Mutex<VecDeque<u16>>>,
     hold: Option<Arc<Notify>>,
 }
 
 impl Receiver {
-    fn answering(statuses: &[u16]) -> Self {
+    pub(crate) fn answering(statuses: &[u16]) -> Self {
         Self {
             script: Arc::new(Mutex::new(statuses.iter().copied().collect())),
             ..Self::default()
@@ -64,7 +64,7 @@ impl Receiver {
     }
 
     /// Serves on loopback; the URL to register.
-    async fn serve(&self) -> String {
+    pub(crate) async fn serve(&self) -> String {
         async fn take(
             State(receiver): State<Receiver>,
             headers: HeaderMap,
@@ -86,7 +86,7 @@ impl Receiver {
         url
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 }
@@ -107,7 +107,7 @@ async fn register(manage: &Endpoints, organization: &str, url: &str, types: &[&s
 }
 
 /// The endpoint's one delivery once it is no longer pending.
-async fn settled(billing: &Billing, endpoint_id: &str) -> (String, String, i32) {
+pub(crate) async fn settled(billing: &Billing, endpoint_id: &str) -> (String, String, i32) {
     eventually(Duration::from_secs(15), || async {
         let row: Option<(String, String, i32)> = query(
             "SELECT id, status, attempts FROM deliveries WHERE endpoint_id = $1 AND status <> 'pending'",
@@ -122,7 +122,7 @@ async fn settled(billing: &Billing, endpoint_id: &str) -> (String, String, i32) 
     .unwrap_or_else(|| panic!("no settled delivery for {endpoint_id}"))
 }
 
-fn verify(secret: &str, seen: &Seen) {
+pub(crate) fn verify(secret: &str, seen: &Seen) {
     standardwebhooks::Webhook::new(secret)
         .unwrap()
         .verify(&seen.body, &seen.headers)

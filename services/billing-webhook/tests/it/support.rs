@@ -9,6 +9,8 @@ use gatehouse_kit::service::{Context, Part};
 use gatehouse_kit::service_auth::ServiceToken;
 use gatehouse_kit::testing::TestDb;
 use gatehouse_proto::billing_webhook::v1 as pb;
+use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
+use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
 use hmac::{KeyInit, Mac};
 use tokio_util::sync::CancellationToken;
@@ -58,6 +60,8 @@ pub fn delivery(id: &str, body: &[u8]) -> pb::ReceiveRequest {
 /// A billing-webhook part, stopped when dropped.
 pub struct Billing {
     pub client: IntakeServiceClient<gatehouse_kit::client::ServiceChannel>,
+    pub endpoints: EndpointServiceClient<gatehouse_kit::client::ServiceChannel>,
+    pub deliveries: DeliveryServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub db: Db,
     shutdown: CancellationToken,
     _database: TestDb,
@@ -94,10 +98,11 @@ impl Billing {
         let shutdown = CancellationToken::new();
         tokio::spawn(gatehouse_billing_webhook::SERVICE.run(context, listener, shutdown.clone()));
         let token = ServiceToken::new(TOKEN).unwrap();
-        let client =
-            IntakeServiceClient::new(gatehouse_kit::client::lazy_channel(&url, &token).unwrap());
+        let channel = gatehouse_kit::client::lazy_channel(&url, &token).unwrap();
         Self {
-            client,
+            client: IntakeServiceClient::new(channel.clone()),
+            endpoints: EndpointServiceClient::new(channel.clone()),
+            deliveries: DeliveryServiceClient::new(channel),
             db,
             shutdown,
             _database: database,

@@ -20,4 +20,8 @@ crate::catalogue! {
     TOO_MANY_ENDPOINTS = (400, "The organization has reached its endpoint limit"),
     EVENT_NOT_FOUND = (404, "Event not found"),
     INVALID_REPLAY_RANGE = (400, "Invalid replay range"),
+    ENDPOINT_DISABLED = (400, "The endpoint is disabled"),
+    INVALID_DELIVERY_STATUS = (400, "Delivery status must be pending, delivered, failed or skipped"),
+    // The gateway's check before any of the above: `organization:update` in the organization.
+    YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING = (403, "You are not allowed to manage this organization's billing"),
 }
