@@ -23,6 +23,8 @@ pub mod web;
 pub mod wire;
 
 use gatehouse_kit::client::lazy_channel;
+use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
+use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
@@ -43,6 +45,9 @@ pub use config::GatewayConfig;
 
 /// Where the auth API lives.
 pub const BASE_PATH: &str = gatehouse_kit::config::AUTH_BASE_PATH;
+/// Where the billing API is served: the webhook intake and an organization's endpoints,
+/// event log and replays.
+pub const BILLING_PATH: &str = "/api/billing";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
@@ -59,6 +64,7 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
     let cache = config.backends.cache()?;
     let identity = lazy_channel(&config.identity_url, &config.service_token)?;
     let organization = lazy_channel(&config.organization_url, &config.service_token)?;
+    let billing_webhook = lazy_channel(&config.billing_webhook_url, &config.service_token)?;
     Ok(state::AppState::new(state::Shared {
         trusted: origin::TrustedOrigins::new(config.trusted_origins.clone()),
         cookies: cookies::CookieJar::new(&config.cookies),
@@ -81,10 +87,9 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         members: MemberServiceClient::new(organization.clone()),
         invitations: InvitationServiceClient::new(organization.clone()),
         teams: TeamServiceClient::new(organization),
-        intake: IntakeServiceClient::new(lazy_channel(
-            &config.billing_webhook_url,
-            &config.service_token,
-        )?),
+        intake: IntakeServiceClient::new(billing_webhook.clone()),
+        endpoints: EndpointServiceClient::new(billing_webhook.clone()),
+        deliveries: DeliveryServiceClient::new(billing_webhook),
         config,
     }))
 }

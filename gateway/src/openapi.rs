@@ -111,27 +111,75 @@ pub enum SessionErrors {
     Unavailable(ErrorBody),
 }
 
+/// One of the gateway's APIs, each with its own document under its own base path.
+#[derive(Clone, Copy, Debug)]
+pub struct Api {
+    pub base_path: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+}
+
+/// `/api/auth`: better-auth's protocol.
+pub const AUTH: Api = Api {
+    base_path: crate::BASE_PATH,
+    title: "Gatehouse",
+    description: "better-auth's HTTP protocol: accounts, sessions and organizations.",
+};
+
+/// `/api/billing`: sellers' webhook endpoints, the event log and replays.
+pub const BILLING: Api = Api {
+    base_path: crate::BILLING_PATH,
+    title: "Gatehouse billing",
+    description: "An organization's billing webhooks: its endpoints, the events sent to them, \
+                  every attempt, and replays.",
+};
+
+/// The errors of every `/api/billing` route besides its own (the intake excepted).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+pub enum BillingErrors {
+    /// `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), `NO_ACTIVE_ORGANIZATION` (none named,
+    /// none active), or the route's own refusal (`INVALID_ENDPOINT_URL`,
+    /// `ENDPOINT_URL_NOT_ALLOWED`, `INVALID_EVENT_TYPE`, `INVALID_REPLAY_RANGE`, …).
+    #[response(status = 400)]
+    Invalid(ErrorBody),
+    /// `UNAUTHORIZED`: no valid session.
+    #[response(status = 401)]
+    Unauthorized(ErrorBody),
+    /// `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
+    /// `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
+    #[response(status = 403)]
+    Forbidden(ErrorBody),
+    /// `ENDPOINT_NOT_FOUND` or `EVENT_NOT_FOUND` (also another organization's).
+    #[response(status = 404)]
+    NotFound(ErrorBody),
+    /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
+    #[response(status = 429)]
+    TooManyRequests(ErrorBody),
+    /// `SERVICE_UNAVAILABLE`: a backend service is down.
+    #[response(status = 503)]
+    Unavailable(ErrorBody),
+}
+
 /// The document as served: title, version, and the server the paths are relative to.
-pub fn finish(mut document: OpenApi, base_url: &url::Url) -> OpenApi {
+pub fn finish(mut document: OpenApi, base_url: &url::Url, api: Api) -> OpenApi {
     document.info = InfoBuilder::new()
-        .title("Gatehouse")
-        .description(Some(
-            "better-auth's HTTP protocol: accounts, sessions and organizations.",
-        ))
+        .title(api.title)
+        .description(Some(api.description))
         .version(env!("CARGO_PKG_VERSION"))
         .build();
     let base = base_url.as_str().trim_end_matches('/');
-    document.servers = Some(vec![Server::new(format!("{base}{}", crate::BASE_PATH))]);
+    document.servers = Some(vec![Server::new(format!("{base}{}", api.base_path))]);
     document
 }
 
 /// The two document routes (rate-limited like any other, not listed in the document).
-pub fn router(document: OpenApi) -> Router<AppState> {
+pub fn router(document: OpenApi, api: Api) -> Router<AppState> {
     let json = Arc::new(document.to_json().unwrap_or_else(|error| {
         tracing::error!(%error, "the OpenAPI document does not serialise");
         "{}".into()
     }));
-    let page = Arc::new(reference_page(&document));
+    let page = Arc::new(reference_page(&document, api.base_path));
     let guard =
         axum::middleware::from_fn(|request, next| policy::guard(Policy::DEFAULT, request, next));
     Router::new()
@@ -181,7 +229,7 @@ fn operations(document: &OpenApi) -> Vec<(String, &'static str, &Operation)> {
 }
 
 /// A plain page listing every operation: method, path, what it does, its responses.
-fn reference_page(document: &OpenApi) -> String {
+fn reference_page(document: &OpenApi, base_path: &str) -> String {
     let mut body = String::new();
     for (path, method, operation) in operations(document) {
         let summary = operation.summary.as_deref().unwrap_or_default();
@@ -190,7 +238,7 @@ fn reference_page(document: &OpenApi) -> String {
         body.push_str(&format!(
             "<section id=\"{}\"><h2><code>{method} {}</code></h2><p>{}</p>",
             escape_html(&id),
-            escape_html(&format!("{}{path}", crate::BASE_PATH)),
+            escape_html(&format!("{base_path}{path}")),
             escape_html(summary)
         ));
         if !description.is_empty() && description != summary {
@@ -233,7 +281,7 @@ fn reference_page(document: &OpenApi) -> String {
 </html>
 "#,
         title = escape_html(&document.info.title),
-        base = crate::BASE_PATH,
+        base = base_path,
         version = "3.1",
     )
 }

@@ -6,6 +6,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use gatehouse_kit::client::ServiceChannel;
+use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
+use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
@@ -46,6 +48,8 @@ pub struct Shared {
     pub invitations: InvitationServiceClient<ServiceChannel>,
     pub teams: TeamServiceClient<ServiceChannel>,
     pub intake: IntakeServiceClient<ServiceChannel>,
+    pub endpoints: EndpointServiceClient<ServiceChannel>,
+    pub deliveries: DeliveryServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }
 

@@ -6,6 +6,7 @@ use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::{Deserialize, Serialize};
 
+pub mod billing;
 pub mod organization;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

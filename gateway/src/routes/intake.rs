@@ -20,8 +20,8 @@ use crate::error::ApiError;
 use crate::reply::Reply;
 use crate::state::AppState;
 
-/// Where the payments platform is told to deliver.
-pub const PATH: &str = "/api/billing/webhooks";
+/// Where the payments platform is told to deliver: `/api/billing/webhooks`.
+pub const PATH: &str = "/webhooks";
 
 /// The largest body taken in. The payments platform's biggest payloads (checkouts, which embed
 /// products, prices and benefits) are about 12 kB (reference §4.3).

@@ -1,12 +1,14 @@
-//! `/api/auth`: one module per route group, each with a `router()` that registers its routes
+//! `/api/auth` and `/api/billing`: one module per route group, each with a `router()` that registers its routes
 //! together with their [`Policy`] (rate-limit rule, origin mode); the OpenAPI document comes
 //! from the same registrations. Unknown paths and wrong methods answer 404 with an empty
 //! body, as better-auth's router does, after counting against the default rate limit.
 
 mod account;
 mod admin;
+mod delivery;
 mod email_password;
 mod email_verification;
+mod endpoint;
 mod intake;
 mod invitation;
 pub mod mailbox;
@@ -68,10 +70,10 @@ impl Default for Group {
     }
 }
 
-/// Every route group, before the state is attached: the router, its OpenAPI document, and
-/// each path's rate-limit rule.
+/// Every `/api/auth` route group, before the state is attached: the router, its OpenAPI
+/// document, and each path's rate-limit rule.
 pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
-    let groups = [
+    assemble([
         email_password::router(),
         username::router(),
         session::router(),
@@ -84,7 +86,18 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
         invitation::router(),
         team::router(),
         meta::router(),
-    ];
+    ])
+}
+
+/// The `/api/billing` route groups an organization's owners and admins use (the intake, for
+/// the payments platform, is apart: [`intake`]).
+pub fn billing_routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
+    assemble([endpoint::router(), delivery::router()])
+}
+
+fn assemble<const N: usize>(
+    groups: [Group; N],
+) -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
     let mut rules = HashMap::new();
     let mut all = OpenApiRouter::new();
     for group in groups {
@@ -95,11 +108,29 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
     (router, document, rules)
 }
 
-/// The whole HTTP surface: `/api/auth` (the routes and their document), 404 elsewhere under
-/// `/api`, and the web app (`WEB_DIR`) everywhere else.
+/// The whole HTTP surface: `/api/auth` and `/api/billing` (the routes and their documents),
+/// 404 elsewhere under `/api`, and the web app (`WEB_DIR`) everywhere else.
 pub fn router(state: AppState) -> Router {
     let dev_mailbox = mailbox::router().with_state(state.clone());
-    let billing_intake = intake::router().with_state(state.clone());
+    let (billing, billing_document, _) = billing_routes();
+    let billing_document = crate::openapi::finish(
+        billing_document,
+        &state.config.base_url,
+        crate::openapi::BILLING,
+    );
+    let billing = billing
+        .merge(crate::openapi::router(
+            billing_document,
+            crate::openapi::BILLING,
+        ))
+        .merge(intake::router())
+        .fallback(not_found)
+        .method_not_allowed_fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::extract::request_context,
+        ))
+        .with_state(state.clone());
     let web = state.config.web_dir.as_deref().and_then(|dir| {
         let app = crate::web::router(dir);
         if app.is_none() {
@@ -111,10 +142,10 @@ pub fn router(state: AppState) -> Router {
         app
     });
     let (auth, document, rules) = routes();
-    let document = crate::openapi::finish(document, &state.config.base_url);
+    let document = crate::openapi::finish(document, &state.config.base_url, crate::openapi::AUTH);
     let rules = Arc::new(rules);
     let auth = auth
-        .merge(crate::openapi::router(document))
+        .merge(crate::openapi::router(document, crate::openapi::AUTH))
         .fallback(unmatched)
         .method_not_allowed_fallback(move |state: State<AppState>, request: Request| {
             wrong_method(state, rules.clone(), request)
@@ -126,8 +157,8 @@ pub fn router(state: AppState) -> Router {
         .with_state(state);
     let api = Router::new()
         .nest(crate::BASE_PATH, auth)
+        .nest(crate::BILLING_PATH, billing)
         .merge(dev_mailbox)
-        .merge(billing_intake)
         .route("/api/{*rest}", axum::routing::any(not_found));
     let all = match web {
         Some(web) => api.fallback_service(web),

@@ -8,6 +8,7 @@ mod account;
 mod admin;
 mod auth_http;
 mod backends;
+mod billing_endpoints;
 mod billing_intake;
 mod brute_force;
 mod common;

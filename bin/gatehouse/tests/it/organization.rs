@@ -505,7 +505,7 @@ async fn a_deleted_organization_is_no_sessions_active_one_and_a_deleted_users_go
 }
 
 /// Adds a user to an organization the way another service would: the server-side RPC.
-async fn add_member(stack: &Stack, organization_id: &str, user_id: &str, role: &str) {
+pub(crate) async fn add_member(stack: &Stack, organization_id: &str, user_id: &str, role: &str) {
     use gatehouse_proto::organization::v1 as pb;
     use gatehouse_proto::organization::v1::member_service_client::MemberServiceClient;
     let channel = gatehouse_kit::client::lazy_channel(
@@ -524,7 +524,7 @@ async fn add_member(stack: &Stack, organization_id: &str, user_id: &str, role: &
         .unwrap();
 }
 
-async fn user_id(stack: &Stack, cookie: &str) -> String {
+pub(crate) async fn user_id(stack: &Stack, cookie: &str) -> String {
     session_of(stack, cookie).await["user"]["id"]
         .as_str()
         .unwrap()

@@ -1,0 +1,333 @@
+//! The `endpoint` group under `/api/billing` (`gatehouse.billing_webhook.v1.EndpointService`):
+//! an organization's webhook endpoints — create, list, get, update, delete, reveal and rotate
+//! the secret, send a test event. Not better-auth's protocol, but its conventions: a session
+//! cookie, the origin check on writes, better-auth's error body.
+//!
+//! Every route acts on the organization named by `organizationId` (the session's active one
+//! when absent) and needs `organization:update` there, decided by the organization service's
+//! one permission check ([`authorize`]): owners and admins by default, and any custom role
+//! given that permission.
+
+use axum::extract::{Path, State};
+use gatehouse_kit::errors::{billing, organization as org_codes};
+use gatehouse_proto::billing_webhook::v1 as pb;
+use gatehouse_proto::organization::v1 as org_pb;
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::routes;
+
+use super::Group;
+use super::organization::caller;
+use crate::error::ApiError;
+use crate::extract::{Input, RequestMeta, Session};
+use crate::openapi::BillingErrors;
+use crate::policy::Policy;
+use crate::reply::Reply;
+use crate::state::AppState;
+use crate::wire::StatusResponse;
+use crate::wire::billing::{Endpoint, EndpointSecret};
+
+pub fn router() -> Group {
+    Group::new()
+        .route(routes!(list_endpoints, create_endpoint), Policy::DEFAULT)
+        .route(
+            routes!(get_endpoint, update_endpoint, delete_endpoint),
+            Policy::DEFAULT,
+        )
+        .route(routes!(get_endpoint_secret), Policy::DEFAULT)
+        .route(routes!(rotate_endpoint_secret), Policy::DEFAULT)
+        .route(routes!(send_test_event), Policy::DEFAULT)
+}
+
+/// What managing an organization's billing takes: the organization plugin's
+/// `organization:update`.
+const MANAGE_BILLING: &str = r#"{"organization":["update"]}"#;
+
+/// The organization the request acts on — `named` (from the body, else the query), else the
+/// session's active one — once the caller may manage its billing. A non-member is refused
+/// like a member without the permission, so the answer does not tell whether it exists.
+pub(super) async fn authorize(
+    state: &AppState,
+    session: &Session,
+    named: Option<String>,
+    meta: &RequestMeta,
+) -> Result<String, ApiError> {
+    let organization_id = named
+        .or_else(|| meta.query("organizationId").map(str::to_string))
+        .filter(|id| !id.is_empty())
+        .or_else(|| session.session.active_organization_id.clone())
+        .ok_or(org_codes::NO_ACTIVE_ORGANIZATION)?;
+    let answer = state
+        .members
+        .clone()
+        .has_permission(org_pb::HasPermissionRequest {
+            caller: caller(session),
+            organization_id: Some(organization_id.clone()),
+            permissions_json: MANAGE_BILLING.into(),
+        })
+        .await;
+    let refused =
+        || ApiError::from(billing::YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING);
+    match answer {
+        Ok(answer) if answer.get_ref().success => Ok(organization_id),
+        Ok(_) => Err(refused()),
+        Err(status) => match ApiError::from(status) {
+            ApiError::Failure(failure)
+                if failure.is(org_codes::USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION) =>
+            {
+                Err(refused())
+            }
+            other => Err(other),
+        },
+    }
+}
+
+fn endpoint(endpoint: Option<pb::Endpoint>) -> Result<Endpoint, ApiError> {
+    Ok(endpoint
+        .ok_or(gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR)?
+        .into())
+}
+
+/// The organization a request acts on, for routes with no other input.
+#[derive(Deserialize, ToSchema, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct OrganizationInput {
+    /// The organization; the session's active one when absent.
+    pub(super) organization_id: Option<String>,
+}
+
+/// The organization's endpoints, oldest first.
+#[utoipa::path(get, path = "/endpoints", tag = "endpoint", params(OrganizationInput),
+    responses((status = 200, body = Vec<Endpoint>, description = "The endpoints"), BillingErrors))]
+async fn list_endpoints(
+    State(state): State<AppState>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let listed = state
+        .endpoints
+        .clone()
+        .list_endpoints(pb::ListEndpointsRequest { organization_id })
+        .await?
+        .into_inner();
+    let endpoints: Vec<Endpoint> = listed.endpoints.into_iter().map(Into::into).collect();
+    Ok(Reply::json(&endpoints))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateEndpointBody {
+    /// An absolute `https` (or `http`) URL; private, loopback and link-local addresses are
+    /// refused unless the operator allowed their networks.
+    #[schema(min_length = 1, max_length = 2048)]
+    url: String,
+    #[schema(max_length = 512)]
+    description: Option<String>,
+    /// The event types it takes (`order.paid`, …); empty or absent: every type.
+    #[schema(max_items = 64)]
+    event_types: Option<Vec<String>>,
+    /// True when absent.
+    enabled: Option<bool>,
+    /// Sign with the UTF-8 text of the secret as the key, as the payments platform does (for
+    /// receivers on its older SDK).
+    polar_signing: Option<bool>,
+    organization_id: Option<String>,
+}
+
+/// Registers an endpoint with a new secret (reveal it with `GET /endpoints/{endpointId}/secret`).
+#[utoipa::path(post, path = "/endpoints", tag = "endpoint", request_body = CreateEndpointBody,
+    responses((status = 200, body = Endpoint, description = "The new endpoint"), BillingErrors))]
+async fn create_endpoint(
+    State(state): State<AppState>,
+    Input { body, auth, meta }: Input<CreateEndpointBody, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let created = state
+        .endpoints
+        .clone()
+        .create_endpoint(pb::CreateEndpointRequest {
+            organization_id,
+            created_by_email: auth.user.email.clone(),
+            url: body.url,
+            description: body.description,
+            event_types: body.event_types.map(|names| pb::EventTypes { names }),
+            enabled: body.enabled,
+            polar_signing: body.polar_signing,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&endpoint(created.endpoint)?))
+}
+
+/// One endpoint.
+#[utoipa::path(get, path = "/endpoints/{endpointId}", tag = "endpoint",
+    params(("endpointId" = String, Path), OrganizationInput),
+    responses((status = 200, body = Endpoint, description = "The endpoint"), BillingErrors))]
+async fn get_endpoint(
+    State(state): State<AppState>,
+    Path(endpoint_id): Path<String>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let found = state
+        .endpoints
+        .clone()
+        .get_endpoint(pb::GetEndpointRequest {
+            organization_id,
+            endpoint_id,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&endpoint(found.endpoint)?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateEndpointBody {
+    #[schema(min_length = 1, max_length = 2048)]
+    url: Option<String>,
+    #[schema(max_length = 512)]
+    description: Option<String>,
+    /// Replaces the filter; empty: every type.
+    #[schema(max_items = 64)]
+    event_types: Option<Vec<String>>,
+    /// Enabling clears the failing streak and the reason it was disabled.
+    enabled: Option<bool>,
+    polar_signing: Option<bool>,
+    organization_id: Option<String>,
+}
+
+/// Changes the fields the body names.
+#[utoipa::path(patch, path = "/endpoints/{endpointId}", tag = "endpoint",
+    params(("endpointId" = String, Path)), request_body = UpdateEndpointBody,
+    responses((status = 200, body = Endpoint, description = "The endpoint as it is now"), BillingErrors))]
+async fn update_endpoint(
+    State(state): State<AppState>,
+    Path(endpoint_id): Path<String>,
+    Input { body, auth, meta }: Input<UpdateEndpointBody, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let updated = state
+        .endpoints
+        .clone()
+        .update_endpoint(pb::UpdateEndpointRequest {
+            organization_id,
+            endpoint_id,
+            url: body.url,
+            description: body.description,
+            event_types: body.event_types.map(|names| pb::EventTypes { names }),
+            enabled: body.enabled,
+            polar_signing: body.polar_signing,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&endpoint(updated.endpoint)?))
+}
+
+/// Removes the endpoint with its deliveries and their attempts.
+#[utoipa::path(delete, path = "/endpoints/{endpointId}", tag = "endpoint",
+    params(("endpointId" = String, Path), OrganizationInput),
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), BillingErrors))]
+async fn delete_endpoint(
+    State(state): State<AppState>,
+    Path(endpoint_id): Path<String>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    state
+        .endpoints
+        .clone()
+        .delete_endpoint(pb::DeleteEndpointRequest {
+            organization_id,
+            endpoint_id,
+        })
+        .await?;
+    Ok(Reply::json(&StatusResponse { status: true }))
+}
+
+/// The endpoint's signing secret, and the previous one while it still signs.
+#[utoipa::path(get, path = "/endpoints/{endpointId}/secret", tag = "endpoint",
+    params(("endpointId" = String, Path), OrganizationInput),
+    responses((status = 200, body = EndpointSecret, description = "The secret"), BillingErrors))]
+async fn get_endpoint_secret(
+    State(state): State<AppState>,
+    Path(endpoint_id): Path<String>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let secret = state
+        .endpoints
+        .clone()
+        .get_endpoint_secret(pb::GetEndpointSecretRequest {
+            organization_id,
+            endpoint_id,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&EndpointSecret {
+        secret: secret.secret,
+        previous_secret: secret.previous_secret,
+        previous_secret_expires_at: secret
+            .previous_secret_expires_at_unix_ms
+            .map(gatehouse_kit::ids::iso),
+    })
+    .no_store())
+}
+
+/// A new secret; the old one keeps signing beside it for the configured overlap
+/// (`BILLING_WEBHOOK_SECRET_OVERLAP_HOURS`).
+#[utoipa::path(post, path = "/endpoints/{endpointId}/rotate-secret", tag = "endpoint",
+    params(("endpointId" = String, Path)), request_body = OrganizationInput,
+    responses((status = 200, body = Endpoint, description = "The endpoint"), BillingErrors))]
+async fn rotate_endpoint_secret(
+    State(state): State<AppState>,
+    Path(endpoint_id): Path<String>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let rotated = state
+        .endpoints
+        .clone()
+        .rotate_endpoint_secret(pb::RotateEndpointSecretRequest {
+            organization_id,
+            endpoint_id,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&endpoint(rotated.endpoint)?))
+}
+
+#[derive(serde::Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SentTestEvent {
+    /// The stored test event (in the event log).
+    event_id: String,
+    /// Its delivery: the `webhook-id` the endpoint receives.
+    delivery_id: String,
+}
+
+/// Sends a `webhook.test` event to this endpoint alone, delivered and retried like any other.
+#[utoipa::path(post, path = "/endpoints/{endpointId}/test", tag = "endpoint",
+    params(("endpointId" = String, Path)), request_body = OrganizationInput,
+    responses((status = 200, body = SentTestEvent, description = "The test event and its delivery"), BillingErrors))]
+async fn send_test_event(
+    State(state): State<AppState>,
+    Path(endpoint_id): Path<String>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let sent = state
+        .endpoints
+        .clone()
+        .send_test_event(pb::SendTestEventRequest {
+            organization_id,
+            endpoint_id,
+        })
+        .await?
+        .into_inner();
+    Ok(Reply::json(&SentTestEvent {
+        event_id: sent.event_id,
+        delivery_id: sent.delivery_id,
+    }))
+}
