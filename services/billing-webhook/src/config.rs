@@ -38,6 +38,9 @@ pub struct FanOutConfig {
     /// `BILLING_WEBHOOK_ALLOWED_NETWORKS` (none): CIDR ranges endpoints may reach although
     /// they are private, loopback or link-local (for example `10.20.0.0/16`).
     pub allowed_networks: Vec<IpNet>,
+    /// `BILLING_WEBHOOK_SCHEDULER_TICK_MS` (1000): how often deliveries whose retry is due are
+    /// looked for.
+    pub scheduler_tick: Duration,
     /// `BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS` (none): organizations whose endpoints receive
     /// every event. Others receive the events of their own customers' purchases: those whose
     /// entity carries the organization's id as `metadata.referenceId`.
@@ -99,6 +102,10 @@ impl FanOutConfig {
             disable_after: hours("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", 120)?,
             secret_overlap: hours("BILLING_WEBHOOK_SECRET_OVERLAP_HOURS", 24)?,
             allowed_networks,
+            scheduler_tick: Duration::from_millis(
+                env.parse::<u64>("BILLING_WEBHOOK_SCHEDULER_TICK_MS", 1000)?
+                    .max(1),
+            ),
             platform_organizations: env.list("BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS"),
         })
     }
@@ -115,6 +122,7 @@ mod tests {
         assert_eq!(config.retry_schedule[1], Duration::from_secs(300));
         assert_eq!(config.disable_after, Duration::from_secs(5 * 24 * 3600));
         assert!(config.allowed_networks.is_empty());
+        assert_eq!(config.scheduler_tick, Duration::from_secs(1));
         for (name, value) in [
             ("BILLING_WEBHOOK_RETRY_SCHEDULE", "5,soon"),
             ("BILLING_WEBHOOK_ALLOWED_NETWORKS", "10.0.0.0/33"),

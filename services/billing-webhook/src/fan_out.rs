@@ -36,7 +36,8 @@ impl FanOut {
     }
 }
 
-/// A new pending delivery and its first attempt's message, in `tx`.
+/// A new pending delivery and its first attempt's message, in `tx` (the attempt claimed, so
+/// the scheduler leaves it to that message).
 pub async fn deliver(
     tx: &mut Tx,
     event_id: &str,
@@ -44,12 +45,14 @@ pub async fn deliver(
     now: DateTime<Utc>,
 ) -> Result<Option<String>, DbError> {
     let id = format!("msg_{}", ids::new_id());
-    if !deliveries::insert(&mut *tx, &id, event_id, endpoint_id, now).await? {
+    let claimed_until = now + crate::delivery::scheduler::CLAIM;
+    if !deliveries::insert(&mut *tx, &id, event_id, endpoint_id, now, claimed_until).await? {
         return Ok(None);
     }
     tx.enqueue(&OutboxEvent::new(&BillingDeliveryDue {
         delivery_id: id.clone(),
         manual: false,
+        attempt: 0,
     }))
     .await?;
     Ok(Some(id))

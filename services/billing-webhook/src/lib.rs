@@ -14,6 +14,7 @@ pub mod polar;
 pub mod projection;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
@@ -68,11 +69,18 @@ async fn start(
         retry: RetryPolicy::default(),
     }
     .spawn(shutdown.clone());
+    delivery::scheduler::Scheduler {
+        db: db.clone(),
+        tick: config.fan_out.scheduler_tick,
+    }
+    .spawn(shutdown.clone());
     Worker {
         queue: BILLING_DELIVERIES.name,
         bus: context.bus.clone(),
+        // Retries of a job that could not record its attempt (the database was away); the
+        // endpoints' own schedule is the scheduler's.
         schedule: Schedule {
-            delays: config.fan_out.retry_schedule.clone(),
+            delays: [1, 5, 30].map(Duration::from_secs).to_vec(),
             jitter: 0.2,
         },
         concurrency: config.fan_out.concurrency,

@@ -1,14 +1,15 @@
 //! Attempts at sellers' endpoints, one per `billing.delivery-due` on the work queue
 //! `billing-webhook.deliveries` (kit's [`Worker`](gatehouse_kit::worker::Worker): many at once,
-//! so a slow endpoint holds up only its own attempts).
+//! so a slow endpoint holds up only its own attempts). The retry schedule is in the database
+//! ([`scheduler`]), not in the queue.
 //!
 //! An attempt POSTs the stored event's body, byte for byte, with `webhook-id` (the delivery's
 //! id, the same on every attempt and replay), `webhook-timestamp` (now) and
 //! `webhook-signature` (the endpoint's secrets). Only a 2xx within the attempt timeout
 //! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Each attempt is
-//! recorded before the job ends; a failed scheduled attempt returns an error so the worker
-//! parks it for the next delay of the schedule, and when the schedule is spent the delivery is
-//! `failed` and the message dead-lettered. Manual attempts (replays) are tried once and change
+//! recorded before the job ends, with when the next is due (the schedule's next delay, ±20 %,
+//! at least 60 s after a timeout or a 429); when the schedule is spent the delivery is
+//! `failed`. Only a failure to record makes the job fail (and the worker retry it). Manual attempts (replays) are tried once and change
 //! the delivery only by succeeding. The delivery row decides: a scheduled message for a
 //! delivery that is no longer pending is a duplicate and sends nothing.
 
@@ -16,6 +17,7 @@ pub mod destination;
 pub mod grpc;
 pub mod log;
 pub mod replay;
+pub mod scheduler;
 pub mod store;
 
 use std::sync::Arc;
@@ -28,6 +30,7 @@ use gatehouse_kit::ids;
 use gatehouse_kit::worker::{Job, JobError, JobFuture};
 use gatehouse_proto::events::v1::BillingDeliveryDue;
 use prost::Message as _;
+use rand::Rng;
 
 use crate::config::FanOutConfig;
 use crate::endpoint::{self, Endpoint, secret};
@@ -38,6 +41,9 @@ use store::status;
 const KEPT_BODY_CHARS: usize = 2048;
 /// After a timeout or a 429 the next try waits at least this long (Svix's floor).
 const BACK_PRESSURE_FLOOR: Duration = Duration::from_secs(60);
+/// Each retry's delay moves by up to this fraction of itself either way, so an outage's
+/// retries do not all come back at one instant (Svix's ±20 %).
+const JITTER: f64 = 0.2;
 
 /// How one HTTP attempt ended.
 #[derive(Debug)]
@@ -133,14 +139,30 @@ impl Deliverer {
         }
     }
 
-    /// One attempt at the delivery `due` names; `bus_attempt` is how many times this message
-    /// was tried before (the schedule's position).
-    async fn attempt(&self, due: &BillingDeliveryDue, bus_attempt: u32) -> Result<(), JobError> {
+    /// The delay before the retry after `attempts` attempts, or `None` when the schedule is
+    /// spent.
+    fn next_delay(&self, attempts: i32, overloaded: bool) -> Option<Duration> {
+        let base = *self
+            .config
+            .retry_schedule
+            .get(usize::try_from(attempts).ok()?)?;
+        let factor = rand::rng().random_range(1.0 - JITTER..=1.0 + JITTER);
+        let delay = base.mul_f64(factor);
+        Some(if overloaded {
+            delay.max(BACK_PRESSURE_FLOOR)
+        } else {
+            delay
+        })
+    }
+
+    /// One attempt at the delivery `due` names.
+    async fn attempt(&self, due: &BillingDeliveryDue) -> Result<(), JobError> {
         let Some(delivery) = store::due(&self.db, &due.delivery_id).await? else {
             // Removed with its endpoint.
             return Ok(());
         };
-        if !due.manual && delivery.status != status::PENDING {
+        // A scheduled message for a delivery settled or attempted since is a duplicate.
+        if !due.manual && (delivery.status != status::PENDING || delivery.attempts != due.attempt) {
             return Ok(());
         }
         let Some(endpoint) = endpoint::store::by_id(&self.db, &delivery.endpoint_id).await? else {
@@ -161,12 +183,12 @@ impl Deliverer {
         metrics::counter!("billing_delivery_attempts_total", "outcome" => if succeeded { "succeeded" } else { "failed" }).increment(1);
         metrics::histogram!("billing_delivery_attempt_seconds").record(clock.elapsed());
 
-        let nominal_delay = self
-            .config
-            .retry_schedule
-            .get(bus_attempt as usize)
-            .copied();
-        let (new_status, next_attempt_at) = match (succeeded, nominal_delay) {
+        let next_delay = if succeeded {
+            None
+        } else {
+            self.next_delay(delivery.attempts, sent.overloaded)
+        };
+        let (new_status, next_attempt_at) = match (succeeded, next_delay) {
             (true, _) => (status::DELIVERED, None),
             (false, Some(delay)) => (
                 status::PENDING,
@@ -207,16 +229,10 @@ impl Deliverer {
             .await?;
         tx.commit().await?;
 
-        if succeeded || due.manual {
-            return Ok(());
+        if !succeeded {
+            tracing::debug!(delivery_id = %delivery.id, status = new_status, error = ?sent.error, answered = ?sent.status, "attempt failed");
         }
-        let reason = sent
-            .error
-            .unwrap_or_else(|| format!("answered {}", sent.status.unwrap_or_default()));
-        Err(JobError {
-            error: reason.into(),
-            not_before: sent.overloaded.then_some(BACK_PRESSURE_FLOOR),
-        })
+        Ok(())
     }
 
     /// An endpoint's failing streak: it starts at the first failure after a success, ends at
@@ -273,7 +289,7 @@ impl Job for Deliverer {
         Box::pin(async move {
             let due = BillingDeliveryDue::decode(delivery.message.payload.as_slice())
                 .map_err(JobError::new)?;
-            self.attempt(&due, delivery.attempt).await
+            self.attempt(&due).await
         })
     }
 }

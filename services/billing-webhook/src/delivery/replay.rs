@@ -23,6 +23,7 @@ async fn send_again(tx: &mut Tx, delivery_id: &str) -> Result<(), BillingError> 
     tx.enqueue(&OutboxEvent::new(&BillingDeliveryDue {
         delivery_id: delivery_id.to_string(),
         manual: true,
+        attempt: 0,
     }))
     .await?;
     Ok(())

@@ -26,7 +26,8 @@ pub struct Due {
     pub body: Vec<u8>,
 }
 
-/// A new pending delivery of `event_id` to `endpoint_id`; `false` when there is one already
+/// A new pending delivery of `event_id` to `endpoint_id`, its first attempt already claimed
+/// until `claimed_until` (its message is sent with it); `false` when there is one already
 /// (the fan-out ran twice for the event).
 pub async fn insert(
     on: impl Executor,
@@ -34,10 +35,11 @@ pub async fn insert(
     event_id: &str,
     endpoint_id: &str,
     now: DateTime<Utc>,
+    claimed_until: DateTime<Utc>,
 ) -> Result<bool, DbError> {
     let inserted = query(
         "INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, \
-         created_at) VALUES ($1, $2, $3, $4, 0, $5, $5) \
+         created_at) VALUES ($1, $2, $3, $4, 0, $6, $5) \
          ON CONFLICT (event_id, endpoint_id) DO NOTHING",
     )
     .bind(id)
@@ -45,9 +47,46 @@ pub async fn insert(
     .bind(endpoint_id)
     .bind(status::PENDING)
     .bind(now)
+    .bind(claimed_until)
     .execute(on)
     .await?;
     Ok(inserted > 0)
+}
+
+/// Pending deliveries whose next attempt is due at `now`, soonest first: id and attempts made.
+pub async fn due_by(
+    on: impl Executor,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<(String, i32)>, DbError> {
+    query(
+        "SELECT id, attempts FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
+         ORDER BY next_attempt_at LIMIT $2",
+    )
+    .bind(now)
+    .bind(limit)
+    .fetch_all(on)
+    .await
+}
+
+/// Claims a due delivery's next attempt until `until`; `false` when another scheduler did, or
+/// it is no longer due. Only the claimant sends the attempt's message.
+pub async fn claim(
+    on: impl Executor,
+    id: &str,
+    now: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    let claimed = query(
+        "UPDATE deliveries SET next_attempt_at = $3 \
+         WHERE id = $1 AND status = 'pending' AND next_attempt_at <= $2",
+    )
+    .bind(id)
+    .bind(now)
+    .bind(until)
+    .execute(on)
+    .await?;
+    Ok(claimed > 0)
 }
 
 pub async fn due(on: impl Executor, id: &str) -> Result<Option<Due>, DbError> {

@@ -32,6 +32,7 @@ pub(crate) const FAST: &[(&str, &str)] = &[
     ("BILLING_WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8"),
     ("BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS", PLATFORM),
     ("BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS", "5"),
+    ("BILLING_WEBHOOK_SCHEDULER_TICK_MS", "20"),
 ];
 
 fn endpoints(billing: &Billing, settings: &[(&str, &str)]) -> Endpoints {
@@ -384,4 +385,53 @@ async fn an_endpoint_failing_too_long_is_disabled_and_its_deliveries_skipped(
         .unwrap();
     let again = manage.get(PLATFORM, &endpoint.id).await.unwrap();
     assert!(again.enabled && again.failing_since.is_none() && again.disabled_reason.is_none());
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_retry_owed_when_the_process_stopped_is_sent_from_the_database(#[case] backend: Backend) {
+    let billing = Billing::start_with(backend, FAST).await;
+    let manage = endpoints(&billing, &[]);
+    let receiver = Receiver::default();
+    let endpoint = register(&manage, PLATFORM, &receiver.serve().await, &[]).await;
+    // What a stop leaves behind: a stored event, its delivery failed once and due again a
+    // second ago, and no message for it on any queue (the in-process bus kept none).
+    let now = gatehouse_kit::ids::now();
+    query(
+        "INSERT INTO received_events (id, webhook_id, event_type, body, received_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind("ev_restart")
+    .bind("wh_restart")
+    .bind("order.paid")
+    .bind(fixture("order.paid"))
+    .bind(now)
+    .execute(&billing.db)
+    .await
+    .unwrap();
+    query(
+        "INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, \
+         created_at) VALUES ($1, $2, $3, 'pending', 1, $4, $5)",
+    )
+    .bind("msg_restart")
+    .bind("ev_restart")
+    .bind(endpoint.id.as_str())
+    .bind(now - chrono::TimeDelta::seconds(1))
+    .bind(now)
+    .execute(&billing.db)
+    .await
+    .unwrap();
+
+    let (id, status, attempts) = settled(&billing, &endpoint.id).await;
+    assert_eq!(
+        (id.as_str(), status.as_str(), attempts),
+        ("msg_restart", "delivered", 2),
+        "{backend:?}"
+    );
+    let seen = receiver.seen();
+    assert_eq!(seen.len(), 1, "{backend:?}: claimed once");
+    assert_eq!(seen[0].headers["webhook-id"], "msg_restart");
+    assert_eq!(seen[0].body, fixture("order.paid"));
 }
