@@ -35,7 +35,7 @@ pub(crate) const FAST: &[(&str, &str)] = &[
     ("BILLING_WEBHOOK_SCHEDULER_TICK_MS", "20"),
 ];
 
-fn endpoints(billing: &Billing, settings: &[(&str, &str)]) -> Endpoints {
+pub(crate) fn endpoints(billing: &Billing, settings: &[(&str, &str)]) -> Endpoints {
     let env = Env::from_pairs(FAST.iter().chain(settings).copied());
     Endpoints::new(billing.db.clone(), FanOutConfig::from_env(&env).unwrap())
 }
@@ -54,6 +54,8 @@ pub(crate) struct Receiver {
     seen: Arc<Mutex<Vec<Seen>>>,
     script: Arc<Mutex<VecDeque<u16>>>,
     hold: Option<Arc<Notify>>,
+    /// While set, every request is answered 503 (and not kept).
+    pub(crate) down: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Receiver {
@@ -71,6 +73,9 @@ impl Receiver {
             headers: HeaderMap,
             body: Bytes,
         ) -> StatusCode {
+            if receiver.down.load(std::sync::atomic::Ordering::SeqCst) {
+                return StatusCode::SERVICE_UNAVAILABLE;
+            }
             receiver.seen.lock().unwrap().push(Seen { headers, body });
             if let Some(hold) = &receiver.hold {
                 hold.notified().await;
@@ -92,7 +97,12 @@ impl Receiver {
     }
 }
 
-async fn register(manage: &Endpoints, organization: &str, url: &str, types: &[&str]) -> Endpoint {
+pub(crate) async fn register(
+    manage: &Endpoints,
+    organization: &str,
+    url: &str,
+    types: &[&str],
+) -> Endpoint {
     manage
         .create(
             organization,

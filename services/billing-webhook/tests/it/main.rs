@@ -3,6 +3,7 @@
 
 mod event_log;
 mod fan_out;
+mod fault;
 mod intake;
 mod polar_models;
 mod projection;
