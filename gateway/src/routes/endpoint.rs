@@ -149,6 +149,8 @@ async fn create_endpoint(
         .create_endpoint(pb::CreateEndpointRequest {
             organization_id,
             created_by_email: auth.user.email.clone(),
+            created_by_name: auth.user.name.clone(),
+            created_by_language: meta.language(),
             url: body.url,
             description: body.description,
             event_types: body.event_types.map(|names| pb::EventTypes { names }),

@@ -6,3 +6,8 @@
 ALTER TABLE received_events ADD COLUMN organization_id TEXT;
 ALTER TABLE received_events ADD COLUMN origin TEXT NOT NULL DEFAULT 'polar';
 CREATE INDEX received_events_organization ON received_events (organization_id, received_at);
+
+-- Who registered an endpoint, as the mail telling them it was disabled greets them and in
+-- their language (the platform's language code; 3 is English).
+ALTER TABLE endpoints ADD COLUMN created_by_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE endpoints ADD COLUMN created_by_language INTEGER NOT NULL DEFAULT 3;

@@ -27,8 +27,9 @@ use chrono::{DateTime, TimeDelta, Utc};
 use gatehouse_kit::bus::Delivery;
 use gatehouse_kit::db::Db;
 use gatehouse_kit::ids;
+use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_kit::worker::{Job, JobError, JobFuture};
-use gatehouse_proto::events::v1::BillingDeliveryDue;
+use gatehouse_proto::events::v1::{BillingDeliveryDue, MailKind, MailRequested};
 use prost::Message as _;
 use rand::Rng;
 
@@ -41,6 +42,8 @@ use store::status;
 const KEPT_BODY_CHARS: usize = 2048;
 /// After a timeout or a 429 the next try waits at least this long (Svix's floor).
 const BACK_PRESSURE_FLOOR: Duration = Duration::from_secs(60);
+/// Where the disabled endpoint's mail sends its registrant: the organization's page.
+const DISABLED_MAIL_LINK: &str = "/organization/";
 /// Each retry's delay moves by up to this fraction of itself either way, so an outage's
 /// retries do not all come back at one instant (Svix's ±20 %).
 const JITTER: f64 = 0.2;
@@ -261,6 +264,23 @@ impl Deliverer {
         {
             tracing::warn!(endpoint_id = %endpoint.id, organization_id = %endpoint.organization_id, "endpoint failing for too long; disabled");
             metrics::counter!("billing_endpoints_disabled_total").increment(1);
+            // Whoever registered it hears of it, in the transaction that disabled it.
+            let registrant = &endpoint.created_by;
+            tx.enqueue(&OutboxEvent::new(&MailRequested {
+                kind: MailKind::EndpointDisabled.into(),
+                to: registrant.email.clone(),
+                name: if registrant.name.is_empty() {
+                    registrant.email.clone()
+                } else {
+                    registrant.name.clone()
+                },
+                language: registrant.language,
+                link_path: DISABLED_MAIL_LINK.into(),
+                expires_in_seconds: 0,
+                params: [("url".to_string(), endpoint.url.clone())].into(),
+                user_id: String::new(),
+            }))
+            .await?;
         }
         endpoint::store::mark_failing(&mut *tx, &endpoint.id, at).await
     }

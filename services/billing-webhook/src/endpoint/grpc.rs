@@ -8,7 +8,7 @@ use gatehouse_proto::billing_webhook::v1::endpoint_service_server::{
 use tonic::{Request, Response, Status};
 
 use super::manage::Endpoints;
-use super::{Endpoint, Settings};
+use super::{Endpoint, Registrant, Settings};
 
 pub fn server(endpoints: Endpoints) -> EndpointServiceServer<Endpoints> {
     EndpointServiceServer::new(endpoints)
@@ -60,8 +60,13 @@ impl EndpointService for Endpoints {
             enabled: r.enabled,
             polar_signing: r.polar_signing,
         };
+        let created_by = Registrant {
+            email: r.created_by_email,
+            name: r.created_by_name,
+            language: r.created_by_language,
+        };
         let endpoint = self
-            .create(&r.organization_id, &r.created_by_email, settings)
+            .create(&r.organization_id, created_by, settings)
             .await?;
         Ok(Response::new(pb::CreateEndpointResponse {
             endpoint: one(endpoint),

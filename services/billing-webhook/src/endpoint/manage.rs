@@ -7,7 +7,7 @@ use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::billing as codes;
 use gatehouse_kit::ids;
 
-use super::{Endpoint, MAX_ENDPOINTS, Settings, secret, store};
+use super::{Endpoint, MAX_ENDPOINTS, Registrant, Settings, secret, store};
 use crate::config::FanOutConfig;
 use crate::delivery::destination::Policy;
 use crate::error::BillingError;
@@ -39,7 +39,7 @@ impl Endpoints {
     pub async fn create(
         &self,
         organization_id: &str,
-        created_by_email: &str,
+        created_by: Registrant,
         settings: Settings,
     ) -> Result<Endpoint, BillingError> {
         let settings = settings.checked(&self.policy)?;
@@ -61,7 +61,7 @@ impl Endpoints {
             previous_secret: None,
             previous_secret_expires_at: None,
             failing_since: None,
-            created_by_email: created_by_email.to_string(),
+            created_by,
             created_at: now,
             updated_at: now,
         };

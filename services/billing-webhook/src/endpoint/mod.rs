@@ -30,7 +30,8 @@ pub struct Endpoint {
     pub previous_secret: Option<String>,
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
     pub failing_since: Option<DateTime<Utc>>,
-    pub created_by_email: String,
+    /// Who registered it: told by mail, in their language, if it is disabled.
+    pub created_by: Registrant,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -40,6 +41,15 @@ impl Endpoint {
     pub fn takes(&self, event_type: &str) -> bool {
         self.event_types.is_empty() || self.event_types.iter().any(|t| t == event_type)
     }
+}
+
+/// Who registered an endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Registrant {
+    pub email: String,
+    pub name: String,
+    /// The platform's language code (`gatehouse_kit::language`).
+    pub language: i32,
 }
 
 /// At most this many endpoints per organization, and this many types per endpoint.

@@ -13,7 +13,7 @@ macro_rules! select {
             "SELECT id, organization_id, url, description, event_types, enabled, \
              disabled_reason, secret, polar_signing, previous_secret, \
              previous_secret_expires_at, failing_since, created_by_email, created_at, \
-             updated_at FROM endpoints ",
+             updated_at, created_by_name, created_by_language FROM endpoints ",
             $tail
         )
     };
@@ -36,6 +36,8 @@ struct Row {
     created_by_email: String,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
+    created_by_name: String,
+    created_by_language: i32,
 }
 
 impl From<Row> for Endpoint {
@@ -57,7 +59,11 @@ impl From<Row> for Endpoint {
             previous_secret: row.previous_secret,
             previous_secret_expires_at: row.previous_secret_expires_at,
             failing_since: row.failing_since,
-            created_by_email: row.created_by_email,
+            created_by: super::Registrant {
+                email: row.created_by_email,
+                name: row.created_by_name,
+                language: row.created_by_language,
+            },
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -68,8 +74,9 @@ pub async fn insert(on: impl Executor, endpoint: &Endpoint) -> Result<(), DbErro
     query(
         "INSERT INTO endpoints (id, organization_id, url, description, event_types, enabled, \
          disabled_reason, secret, polar_signing, previous_secret, previous_secret_expires_at, \
-         failing_since, created_by_email, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+         failing_since, created_by_email, created_at, updated_at, created_by_name, \
+         created_by_language) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
     )
     .bind(endpoint.id.as_str())
     .bind(endpoint.organization_id.as_str())
@@ -83,9 +90,11 @@ pub async fn insert(on: impl Executor, endpoint: &Endpoint) -> Result<(), DbErro
     .bind(endpoint.previous_secret.as_deref())
     .bind(endpoint.previous_secret_expires_at)
     .bind(endpoint.failing_since)
-    .bind(endpoint.created_by_email.as_str())
+    .bind(endpoint.created_by.email.as_str())
     .bind(endpoint.created_at)
     .bind(endpoint.updated_at)
+    .bind(endpoint.created_by.name.as_str())
+    .bind(endpoint.created_by.language)
     .execute(on)
     .await?;
     Ok(())
@@ -239,7 +248,11 @@ pub(crate) mod tests {
             previous_secret: None,
             previous_secret_expires_at: None,
             failing_since: None,
-            created_by_email: "owner@example.com".into(),
+            created_by: super::super::Registrant {
+                email: "owner@example.com".into(),
+                name: "Olga Owner".into(),
+                language: 3,
+            },
             created_at: now,
             updated_at: now,
         }

@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode};
 use gatehouse_billing_webhook::config::FanOutConfig;
 use gatehouse_billing_webhook::delivery::store::{self, status};
 use gatehouse_billing_webhook::endpoint::manage::Endpoints;
-use gatehouse_billing_webhook::endpoint::{Endpoint, Settings};
+use gatehouse_billing_webhook::endpoint::{Endpoint, Registrant, Settings};
 use gatehouse_kit::config::Env;
 use gatehouse_kit::db::{Backend, query};
 use gatehouse_kit::testing::eventually;
@@ -97,6 +97,15 @@ impl Receiver {
     }
 }
 
+/// Who registers the tests' endpoints: a German speaker.
+pub(crate) fn registrant() -> Registrant {
+    Registrant {
+        email: "owner@example.com".into(),
+        name: "Olga Owner".into(),
+        language: gatehouse_kit::language::Language::German.code(),
+    }
+}
+
 pub(crate) async fn register(
     manage: &Endpoints,
     organization: &str,
@@ -106,7 +115,7 @@ pub(crate) async fn register(
     manage
         .create(
             organization,
-            "owner@example.com",
+            registrant(),
             Settings {
                 url: Some(url.into()),
                 event_types: Some(types.iter().map(|t| t.to_string()).collect()),
@@ -263,7 +272,7 @@ async fn private_destinations_are_refused_when_registering_and_when_connecting(
         let refused = manage
             .create(
                 PLATFORM,
-                "owner@example.com",
+                registrant(),
                 Settings {
                     url: Some(literal.clone()),
                     ..Default::default()
@@ -380,6 +389,21 @@ async fn an_endpoint_failing_too_long_is_disabled_and_its_deliveries_skipped(
             .unwrap()
             .starts_with("Every delivery failed for 0 hours")
     );
+    // Its registrant is told, once, by mail in their language (what reached the mailer's queue).
+    use gatehouse_proto::events::v1::MailKind;
+    let mails = billing.mailbox.0.lock().unwrap().clone();
+    assert_eq!(mails.len(), 1, "{backend:?}");
+    let mail = &mails[0];
+    assert_eq!(mail.kind(), MailKind::EndpointDisabled);
+    assert_eq!(
+        (mail.to.as_str(), mail.name.as_str()),
+        ("owner@example.com", "Olga Owner")
+    );
+    assert_eq!(
+        mail.language,
+        gatehouse_kit::language::Language::German.code()
+    );
+    assert_eq!(mail.params["url"], endpoint.url);
 
     // Enabled again, it starts afresh.
     manage

@@ -12,7 +12,15 @@ use gatehouse_proto::billing_webhook::v1 as pb;
 use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
 use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
+use std::sync::{Arc, Mutex};
+
+use gatehouse_kit::bus::Message;
+use gatehouse_kit::consumer::{Consumer, Handler, HandlerFuture, RetryPolicy};
+use gatehouse_kit::db::Tx;
+use gatehouse_proto::events::MAILER_MAIL_REQUESTS;
+use gatehouse_proto::events::v1::MailRequested;
 use hmac::{KeyInit, Mac};
+use prost::Message as _;
 use tokio_util::sync::CancellationToken;
 
 pub const TOKEN: &str = "billing-tests-service-token-0123456789";
@@ -57,8 +65,25 @@ pub fn delivery(id: &str, body: &[u8]) -> pb::ReceiveRequest {
     }
 }
 
+/// What the mailer would take from the bus: the stand-in for it that every test part has (on
+/// the in-process bus a published event waits for its queue's consumer).
+#[derive(Clone, Default)]
+pub struct Mailbox(pub Arc<Mutex<Vec<MailRequested>>>);
+
+impl Handler for Mailbox {
+    fn handle<'a>(&'a self, _tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            let mail = MailRequested::decode(message.payload.as_slice())?;
+            self.0.lock().unwrap().push(mail);
+            Ok(())
+        })
+    }
+}
+
 /// A billing-webhook part, stopped when dropped.
 pub struct Billing {
+    /// The mails it asked for.
+    pub mailbox: Mailbox,
     pub client: IntakeServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub endpoints: EndpointServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub deliveries: DeliveryServiceClient<gatehouse_kit::client::ServiceChannel>,
@@ -96,10 +121,20 @@ impl Billing {
         );
         let context = Context::from_env(env).unwrap();
         let shutdown = CancellationToken::new();
+        let mailbox = Mailbox::default();
+        Consumer {
+            queue: MAILER_MAIL_REQUESTS.name,
+            db: db.clone(),
+            bus: context.bus.clone(),
+            handler: Arc::new(mailbox.clone()),
+            retry: RetryPolicy::default(),
+        }
+        .spawn(shutdown.clone());
         tokio::spawn(gatehouse_billing_webhook::SERVICE.run(context, listener, shutdown.clone()));
         let token = ServiceToken::new(TOKEN).unwrap();
         let channel = gatehouse_kit::client::lazy_channel(&url, &token).unwrap();
         Self {
+            mailbox,
             client: IntakeServiceClient::new(channel.clone()),
             endpoints: EndpointServiceClient::new(channel.clone()),
             deliveries: DeliveryServiceClient::new(channel),

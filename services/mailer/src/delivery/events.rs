@@ -79,6 +79,7 @@ impl MailRequests {
             Ok(MailKind::ConfirmEmailChange) => Kind::ConfirmEmailChange,
             Ok(MailKind::ConfirmAccountDeletion) => Kind::ConfirmAccountDeletion,
             Ok(MailKind::OrganizationInvitation) => Kind::OrganizationInvitation,
+            Ok(MailKind::EndpointDisabled) => Kind::EndpointDisabled,
             Ok(MailKind::Unspecified) | Err(_) => return Err(RequestError::Kind(request.kind)),
         };
         if request.to.trim().is_empty() {

@@ -2,7 +2,7 @@
 //! (`templates/mail.html`, `templates/mail.txt`, minijinja, HTML-escaped by extension) and one
 //! catalogue per language (`locales/<tag>.json`) holding every mail's sentences. Placeholders
 //! in a sentence (`{name}`, `{email}`, `{new_email}`, `{expires}`, `{organization}`,
-//! `{inviter}`) are filled before the
+//! `{inviter}`, `{url}`) are filled before the
 //! template runs, so a translator can put them where their language needs them.
 
 mod locale;
@@ -25,16 +25,24 @@ pub enum Kind {
     ConfirmAccountDeletion,
     /// An invitation to an organization (`organization`, `inviter` name them).
     OrganizationInvitation,
+    /// A billing webhook endpoint the recipient registered was disabled (`url` names it).
+    EndpointDisabled,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::VerifyEmail,
         Kind::ResetPassword,
         Kind::ConfirmEmailChange,
         Kind::ConfirmAccountDeletion,
         Kind::OrganizationInvitation,
+        Kind::EndpointDisabled,
     ];
+
+    /// Whether its link stops working (the mail then says when).
+    pub const fn link_expires(self) -> bool {
+        !matches!(self, Kind::EndpointDisabled)
+    }
 
     /// The kind's key in the catalogues and its name in the mail log.
     pub const fn key(self) -> &'static str {
@@ -44,6 +52,7 @@ impl Kind {
             Kind::ConfirmEmailChange => "confirm-email-change",
             Kind::ConfirmAccountDeletion => "confirm-account-deletion",
             Kind::OrganizationInvitation => "organization-invitation",
+            Kind::EndpointDisabled => "endpoint-disabled",
         }
     }
 }
@@ -91,6 +100,7 @@ struct Sentences {
     greeting: String,
     intro: String,
     action: String,
+    /// Empty for a mail whose link does not expire (the templates leave the line out).
     expires: String,
     fallback: String,
     ignore: String,
@@ -143,7 +153,11 @@ impl Templates {
             greeting: fill(&locale.common.greeting),
             intro: fill(&mail.intro),
             action: fill(&mail.action),
-            expires: fill(&locale.common.expires),
+            expires: if content.kind.link_expires() {
+                fill(&locale.common.expires)
+            } else {
+                String::new()
+            },
             fallback: fill(&locale.common.fallback),
             ignore: fill(&mail.ignore),
             footer: fill(&locale.common.footer),

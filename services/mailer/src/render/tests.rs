@@ -15,6 +15,10 @@ fn content(kind: Kind, language: Language, name: &str) -> Content {
             ("new_email".to_string(), "new@example.com".to_string()),
             ("organization".to_string(), "Acme Trading".to_string()),
             ("inviter".to_string(), "Olga Owner".to_string()),
+            (
+                "url".to_string(),
+                "https://hooks.example.com/in".to_string(),
+            ),
         ]),
     }
 }
@@ -75,6 +79,24 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
                     mail.subject.contains("Acme Trading") && mail.text.contains("Olga Owner"),
                     "{what}: the organization and the inviter are not named"
                 );
+            }
+            if kind == Kind::EndpointDisabled {
+                assert!(
+                    mail.text.contains("https://hooks.example.com/in"),
+                    "{what}: the endpoint is not named"
+                );
+            }
+            // The line saying how long the link works, only where it stops working.
+            let expiry = templates
+                .render(&content(Kind::VerifyEmail, language, "Ada Lovelace"))
+                .unwrap();
+            let says_expiry = expiry
+                .text
+                .lines()
+                .find(|line| line.contains(&mail_duration(language)))
+                .map(str::to_string);
+            if let Some(line) = says_expiry {
+                assert_eq!(mail.text.contains(&line), kind.link_expires(), "{what}");
             }
             if kind == Kind::VerifyEmail {
                 assert!(
@@ -140,4 +162,11 @@ fn durations_take_each_languages_plural_forms() {
     assert_eq!(say(Language::German, 30 * 60), "30 Minuten");
     assert_eq!(say(Language::Turkish, 3600), "1 saat");
     assert_eq!(say(Language::Spanish, 0), "1 minuto");
+}
+
+/// How the catalogue says one hour (what [`content`]'s links last).
+fn mail_duration(language: Language) -> String {
+    Locale::load(language)
+        .unwrap()
+        .duration(Duration::from_secs(3600))
 }
