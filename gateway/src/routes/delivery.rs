@@ -30,6 +30,31 @@ pub fn router() -> Group {
         .route(routes!(replay_range), Policy::DEFAULT)
 }
 
+/// A whole number from the query (query values are text), within `range`.
+fn whole_number(
+    value: Option<&str>,
+    field: &str,
+    range: std::ops::RangeInclusive<u32>,
+) -> Result<Option<u32>, ApiError> {
+    value
+        .map(|text| {
+            text.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .ok_or_else(|| {
+                    base::VALIDATION_ERROR
+                        .with_message(format!(
+                            "[{field}] Invalid input: expected a whole number from {} to {}",
+                            range.start(),
+                            range.end()
+                        ))
+                        .into()
+                })
+        })
+        .transpose()
+}
+
 /// An ISO 8601 time from the input, as milliseconds; `field` names it in the refusal.
 fn unix_ms(value: Option<&str>, field: &str) -> Result<Option<i64>, ApiError> {
     value
@@ -63,10 +88,11 @@ pub struct ListEventsQuery {
     endpoint_id: Option<String>,
     /// Only events with a delivery in this status: pending, delivered, failed or skipped.
     status: Option<String>,
-    #[param(minimum = 1, maximum = 100)]
-    #[schema(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-    offset: Option<u32>,
+    /// 1–100 (50 when absent).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+    #[param(value_type = Option<u32>)]
+    offset: Option<String>,
     organization_id: Option<String>,
 }
 
@@ -79,6 +105,8 @@ async fn list_events(
 ) -> Result<Reply, ApiError> {
     let since_unix_ms = unix_ms(body.since.as_deref(), "query.since")?;
     let until_unix_ms = unix_ms(body.until.as_deref(), "query.until")?;
+    let limit = whole_number(body.limit.as_deref(), "query.limit", 1..=100)?;
+    let offset = whole_number(body.offset.as_deref(), "query.offset", 0..=u32::MAX)?;
     let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
     let page = state
         .deliveries
@@ -90,8 +118,8 @@ async fn list_events(
             until_unix_ms,
             endpoint_id: body.endpoint_id,
             delivery_status: body.status,
-            limit: body.limit,
-            offset: body.offset,
+            limit,
+            offset,
         })
         .await?
         .into_inner();

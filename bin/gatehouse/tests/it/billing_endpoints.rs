@@ -188,7 +188,7 @@ async fn an_owner_registers_an_endpoint_tests_it_and_reads_the_delivery() {
     let log = call(
         &stack,
         "GET",
-        "/events?type=webhook.test&status=delivered",
+        "/events?type=webhook.test&status=delivered&limit=10&offset=0",
         None,
         Some(&cookie),
     )
@@ -345,8 +345,27 @@ async fn only_those_who_may_update_the_organization_manage_its_billing() {
         assert_eq!(reply.status, 400, "{body}: {}", reply.text);
         assert_eq!(reply.error().0, code, "{body}");
     }
-    let bad_since = call(&stack, "GET", "/events?since=yesterday", None, Some(&owner)).await;
-    assert_eq!(refused(&bad_since), (400, "VALIDATION_ERROR".to_string()));
+    for query in [
+        "since=yesterday",
+        "limit=0",
+        "limit=101",
+        "limit=ten",
+        "offset=-1",
+    ] {
+        let bad = call(
+            &stack,
+            "GET",
+            &format!("/events?{query}"),
+            None,
+            Some(&owner),
+        )
+        .await;
+        assert_eq!(
+            refused(&bad),
+            (400, "VALIDATION_ERROR".to_string()),
+            "{query}"
+        );
+    }
     let bad_range = call(
         &stack,
         "POST",
