@@ -29,6 +29,9 @@ pub struct FanOutConfig {
     pub attempt_timeout: Duration,
     /// `BILLING_WEBHOOK_DELIVERY_CONCURRENCY` (64): attempts in flight per process.
     pub concurrency: u16,
+    /// `BILLING_WEBHOOK_ENDPOINT_CONCURRENCY` (16): attempts in flight per endpoint and
+    /// process, so a slow endpoint holds at most this many of the process's.
+    pub endpoint_concurrency: u16,
     /// `BILLING_WEBHOOK_DISABLE_AFTER_HOURS` (120): an endpoint whose deliveries failed for
     /// this long without one success is disabled and its registrant told by mail.
     pub disable_after: Duration,
@@ -99,6 +102,9 @@ impl FanOutConfig {
             retry_schedule,
             attempt_timeout: env.seconds("BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS", 15)?,
             concurrency: env.parse("BILLING_WEBHOOK_DELIVERY_CONCURRENCY", 64)?,
+            endpoint_concurrency: env
+                .parse::<u16>("BILLING_WEBHOOK_ENDPOINT_CONCURRENCY", 16)?
+                .max(1),
             disable_after: hours("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", 120)?,
             secret_overlap: hours("BILLING_WEBHOOK_SECRET_OVERLAP_HOURS", 24)?,
             allowed_networks,

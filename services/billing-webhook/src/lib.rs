@@ -69,9 +69,15 @@ async fn start(
         retry: RetryPolicy::default(),
     }
     .spawn(shutdown.clone());
+    // reqwest's own message ("builder error") names no cause.
+    let deliverer =
+        delivery::Deliverer::new(db.clone(), config.fan_out.clone()).map_err(|error| {
+            format!("building the deliveries' HTTP client (system CA certificates?): {error:?}")
+        })?;
     delivery::scheduler::Scheduler {
         db: db.clone(),
         tick: config.fan_out.scheduler_tick,
+        slots: deliverer.slots(),
     }
     .spawn(shutdown.clone());
     Worker {
@@ -84,12 +90,7 @@ async fn start(
             jitter: 0.2,
         },
         concurrency: config.fan_out.concurrency,
-        // reqwest's own message ("builder error") names no cause.
-        job: Arc::new(
-            delivery::Deliverer::new(db.clone(), config.fan_out.clone()).map_err(|error| {
-                format!("building the deliveries' HTTP client (system CA certificates?): {error:?}")
-            })?,
-        ),
+        job: Arc::new(deliverer),
     }
     .spawn(shutdown);
     let verifier = match &config.polar_webhook_secret {

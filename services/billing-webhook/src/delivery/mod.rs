@@ -18,6 +18,7 @@ pub mod grpc;
 pub mod log;
 pub mod replay;
 pub mod scheduler;
+pub mod slots;
 pub mod store;
 
 use std::sync::Arc;
@@ -70,6 +71,7 @@ pub struct Deliverer {
     pub db: Db,
     client: reqwest::Client,
     policy: Arc<Policy>,
+    slots: Arc<slots::Slots>,
     config: FanOutConfig,
 }
 
@@ -93,8 +95,17 @@ impl Deliverer {
             db,
             client,
             policy,
+            slots: Arc::new(slots::Slots::new(
+                usize::from(config.endpoint_concurrency),
+                config.attempt_timeout,
+            )),
             config,
         })
+    }
+
+    /// Each endpoint's attempts in flight here, which the scheduler claims within.
+    pub fn slots(&self) -> Arc<slots::Slots> {
+        self.slots.clone()
     }
 
     /// POSTs `body` to `endpoint`, signed for this moment.
@@ -178,9 +189,28 @@ impl Deliverer {
             }
             return Ok(());
         }
+        let mut slot = if due.manual {
+            self.slots.force(&endpoint.id)
+        } else {
+            match self.slots.acquire(&endpoint.id) {
+                Ok(slot) => slot,
+                Err(wait) => {
+                    // Its endpoint is busy with as many attempts as it may have: due again
+                    // once one has likely ended, not counted as an attempt.
+                    let factor = rand::rng().random_range(1.0 - JITTER..=1.0 + JITTER);
+                    let again =
+                        TimeDelta::from_std(wait.mul_f64(factor)).unwrap_or(TimeDelta::seconds(1));
+                    store::put_off(&self.db, &delivery.id, due.attempt, ids::now() + again).await?;
+                    metrics::counter!("billing_delivery_attempts_put_off_total").increment(1);
+                    return Ok(());
+                }
+            }
+        };
         let started_at = ids::now();
         let clock = Instant::now();
         let sent = self.send(&endpoint, &delivery.id, &delivery.body).await;
+        slot.took(clock.elapsed());
+        drop(slot);
         let duration_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
         let succeeded = sent.succeeded();
         metrics::counter!("billing_delivery_attempts_total", "outcome" => if succeeded { "succeeded" } else { "failed" }).increment(1);

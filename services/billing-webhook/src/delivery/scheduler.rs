@@ -14,6 +14,9 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::BillingDeliveryDue;
 use tokio_util::sync::CancellationToken;
 
+use std::sync::Arc;
+
+use super::slots::Slots;
 use super::store;
 
 /// How long a claimed attempt is left to its worker before it is due again: well beyond the
@@ -25,6 +28,9 @@ const BATCH: i64 = 500;
 pub struct Scheduler {
     pub db: Db,
     pub tick: Duration,
+    /// The endpoints' room in this process (the deliverer's): an endpoint is claimed for
+    /// only as many attempts as it can take now.
+    pub slots: Arc<Slots>,
 }
 
 impl Scheduler {
@@ -37,7 +43,7 @@ impl Scheduler {
                 }
                 match self.run_once().await {
                     // A full batch: more may be due; look again at once.
-                    Ok(claimed) if claimed as i64 == BATCH => continue,
+                    Ok(claimed) if i64::try_from(claimed).is_ok_and(|n| n == BATCH) => continue,
                     Ok(_) => {}
                     Err(error) => {
                         tracing::warn!(%error, "claiming due deliveries failed; next tick")
@@ -51,13 +57,18 @@ impl Scheduler {
     pub async fn run_once(&self) -> Result<usize, DbError> {
         let now = ids::now();
         // Read first: most ticks find nothing and take no write lock.
-        let due = store::due_by(&self.db, now, BATCH).await?;
+        let per_endpoint = i64::try_from(self.slots.per_endpoint()).unwrap_or(i64::MAX);
+        let due = store::due_by(&self.db, now, per_endpoint, BATCH).await?;
         if due.is_empty() {
             return Ok(0);
         }
         let mut tx = self.db.begin().await?;
         let mut claimed = 0;
-        for (id, attempts) in due {
+        for (id, attempts, endpoint_id) in due {
+            // An endpoint with no room now is left due: looked at again next tick.
+            if !self.slots.reserve(&endpoint_id) {
+                continue;
+            }
             if store::claim(&mut tx, &id, now, now + CLAIM).await? {
                 tx.enqueue(&OutboxEvent::new(&BillingDeliveryDue {
                     delivery_id: id,

@@ -53,17 +53,24 @@ pub async fn insert(
     Ok(inserted > 0)
 }
 
-/// Pending deliveries whose next attempt is due at `now`, soonest first: id and attempts made.
+/// Pending deliveries whose next attempt is due at `now`, soonest first, at most
+/// `per_endpoint` of each endpoint (so one endpoint's backlog cannot hide the others'): id,
+/// attempts made, endpoint.
 pub async fn due_by(
     on: impl Executor,
     now: DateTime<Utc>,
+    per_endpoint: i64,
     limit: i64,
-) -> Result<Vec<(String, i32)>, DbError> {
+) -> Result<Vec<(String, i32, String)>, DbError> {
     query(
-        "SELECT id, attempts FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
-         ORDER BY next_attempt_at LIMIT $2",
+        "SELECT id, attempts, endpoint_id FROM ( \
+           SELECT id, attempts, endpoint_id, next_attempt_at, ROW_NUMBER() OVER \
+             (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS nth \
+           FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
+         ) due WHERE nth <= $2 ORDER BY next_attempt_at, id LIMIT $3",
     )
     .bind(now)
+    .bind(per_endpoint)
     .bind(limit)
     .fetch_all(on)
     .await
@@ -176,6 +183,26 @@ pub async fn settle_manual(
     .bind(id)
     .bind(attempted_at)
     .bind(succeeded)
+    .execute(on)
+    .await?;
+    Ok(())
+}
+
+/// Puts a scheduled attempt off until `until` without counting it (its endpoint was busy),
+/// if the delivery still owes that attempt.
+pub async fn put_off(
+    on: impl Executor,
+    id: &str,
+    attempt: i32,
+    until: DateTime<Utc>,
+) -> Result<(), DbError> {
+    query(
+        "UPDATE deliveries SET next_attempt_at = $3 \
+         WHERE id = $1 AND status = 'pending' AND attempts = $2",
+    )
+    .bind(id)
+    .bind(attempt)
+    .bind(until)
     .execute(on)
     .await?;
     Ok(())

@@ -314,7 +314,17 @@ async fn private_destinations_are_refused_when_registering_and_when_connecting(
 #[case::postgres(Backend::Postgres)]
 #[tokio::test]
 async fn a_slow_endpoint_holds_up_no_other(#[case] backend: Backend) {
-    let billing = Billing::start_with(backend, FAST).await;
+    // Four attempts at once in all, two per endpoint: the slow endpoint would take every
+    // slot with the first four of its twelve deliveries if nothing held it to its share.
+    let settings: Vec<(&str, &str)> = FAST
+        .iter()
+        .copied()
+        .chain([
+            ("BILLING_WEBHOOK_DELIVERY_CONCURRENCY", "4"),
+            ("BILLING_WEBHOOK_ENDPOINT_CONCURRENCY", "2"),
+        ])
+        .collect();
+    let billing = Billing::start_with(backend, &settings).await;
     let manage = endpoints(&billing, &[]);
     let release = Arc::new(Notify::new());
     let slow = Receiver {
@@ -324,36 +334,48 @@ async fn a_slow_endpoint_holds_up_no_other(#[case] backend: Backend) {
     let fast = Receiver::default();
     let slow_endpoint = register(&manage, PLATFORM, &slow.serve().await, &[]).await;
     let fast_endpoint = register(&manage, PLATFORM, &fast.serve().await, &[]).await;
-    for n in 0..3 {
+    const EVENTS: i64 = 12;
+    for n in 0..EVENTS {
         let id = format!("wh_fan_slow_{n}");
         billing
             .receive(delivery(&id, &fixture("order.paid")))
             .await
             .unwrap();
     }
-    // Every event reaches the fast endpoint while the slow one still holds its first request.
+    let delivered_to = |endpoint_id: String| {
+        let db = billing.db.clone();
+        async move {
+            let (n,): (i64,) = query(
+                "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = 'delivered'",
+            )
+            .bind(endpoint_id.as_str())
+            .fetch_one(&db)
+            .await
+            .unwrap();
+            n
+        }
+    };
+    // Every event reaches the fast endpoint while the slow one holds its first requests.
     let delivered = eventually(Duration::from_secs(10), || async {
-        let (n,): (i64,) = query(
-            "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = 'delivered'",
-        )
-        .bind(fast_endpoint.id.as_str())
-        .fetch_one(&billing.db)
-        .await
-        .unwrap();
-        (n == 3).then_some(())
+        (delivered_to(fast_endpoint.id.clone()).await == EVENTS).then_some(())
     })
     .await;
     assert!(delivered.is_some(), "{backend:?}: the fast endpoint waited");
-    assert!(
-        !slow.seen().is_empty(),
-        "{backend:?}: the slow one is being tried"
+    assert_eq!(
+        slow.seen().len(),
+        2,
+        "{backend:?}: the slow one is tried with its share only"
     );
-    release.notify_waiters();
-    for _ in 0..6 {
+    // Released, the slow endpoint gets every one of its deliveries too.
+    let all_slow = eventually(Duration::from_secs(30), || async {
         release.notify_waiters();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    settled(&billing, &slow_endpoint.id).await;
+        (delivered_to(slow_endpoint.id.clone()).await == EVENTS).then_some(())
+    })
+    .await;
+    assert!(
+        all_slow.is_some(),
+        "{backend:?}: the slow endpoint's deliveries were lost"
+    );
 }
 
 #[rstest]
