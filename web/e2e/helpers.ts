@@ -1,5 +1,6 @@
 import { execSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 export const PASSWORD = "correct-horse-battery";
@@ -91,4 +92,13 @@ export async function apiAs(playwright: { request: { newContext: (o: object) => 
   const api = await playwright.request.newContext({ baseURL: origin, extraHTTPHeaders: { origin } });
   await signUpViaApi(api, user);
   return api;
+}
+
+/** axe-core on the page as it is now: no serious or critical violation. */
+export async function expectAccessible(page: Page, screen: string) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const blocking = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(blocking, `${screen}: ${blocking.join("\n")}`).toEqual([]);
 }

@@ -1,15 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
-import { apiAs, expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser } from "./helpers";
-
-/** axe-core on the page as it is now: no serious or critical violation. */
-async function expectAccessible(page: Page, screen: string) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  const blocking = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(blocking, `${screen}: ${blocking.join("\n")}`).toEqual([]);
-}
+import { expect, test } from "@playwright/test";
+import { apiAs, expectAccessible, expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser } from "./helpers";
 
 test("every screen passes axe-core with no serious or critical violations", async ({ page, request, playwright }) => {
   test.slow();

@@ -26,7 +26,10 @@ export type Field =
   | "role"
   | "team"
   | "teamName"
-  | "confirmation";
+  | "confirmation"
+  // Billing webhook endpoints.
+  | "url"
+  | "eventTypes";
 
 export interface Entry {
   message: string;

@@ -121,6 +121,15 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
         </>
       ) : null}
       <TeamsSection org={org} session={session} abilities={abilities} />
+      {abilities.manage ? (
+        <section className="card" aria-labelledby="billing-link-title">
+          <h2 id="billing-link-title">Billing webhooks</h2>
+          <p className="muted">Forward your customers&apos; billing events to your own endpoints, and watch every delivery.</p>
+          <Link className="button button-secondary" href="/organization/billing/">
+            Manage billing webhooks
+          </Link>
+        </section>
+      ) : null}
       {abilities.manage ? <SettingsSection org={org} userId={userId} abilities={abilities} /> : null}
     </div>
   );

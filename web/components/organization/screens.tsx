@@ -1,5 +1,6 @@
 "use client";
 import { useRouter } from "next/navigation";
+import { BillingPage } from "../billing/BillingPage";
 import { RequireSession } from "../RequireSession";
 import { CreateOrganizationForm } from "./CreateOrganizationForm";
 import { refreshSessionAndOrganizations } from "./hooks";
@@ -26,4 +27,9 @@ export function CreateOrganizationScreen() {
       )}
     </RequireSession>
   );
+}
+
+/** `/organization/billing/`: the active organization's billing webhooks (owners and admins). */
+export function BillingScreen() {
+  return <RequireSession>{(session) => <BillingPage session={session} />}</RequireSession>;
 }

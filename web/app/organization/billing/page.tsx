@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { BillingScreen } from "@/components/organization/screens";
+
+export const metadata: Metadata = { title: "Billing webhooks · Gatehouse" };
+
+export default function Billing() {
+  return <BillingScreen />;
+}

@@ -1,0 +1,47 @@
+"use client";
+import useSWR, { mutate } from "swr";
+import { billing, type BillingEvent, type Endpoint, type EventDetail, type EventFilter, type EventPage } from "@/lib/billing";
+import { addCodes, unwrap, type ApiError } from "@/lib/errors";
+import { keys } from "@/lib/session";
+
+/** The billing API's refusals in the one table of `errors.ts`, with the field each is about. */
+addCodes({
+  INVALID_ENDPOINT_URL: { message: "Enter an absolute http or https address.", fields: ["url"] },
+  ENDPOINT_URL_NOT_ALLOWED: {
+    message: "This address is private, loopback or link-local: endpoints must be reachable on the internet.",
+    fields: ["url"],
+  },
+  INVALID_EVENT_TYPE: { message: "Event types are lower-case words joined by dots, like order.paid.", fields: ["eventTypes"] },
+  TOO_MANY_ENDPOINTS: { message: "This organization has as many endpoints as allowed. Remove one first.", fields: [] },
+  ENDPOINT_NOT_FOUND: { message: "This endpoint no longer exists.", fields: [] },
+  ENDPOINT_DISABLED: { message: "Enable the endpoint first.", fields: [] },
+  EVENT_NOT_FOUND: { message: "This event is not in your organization's log.", fields: [] },
+});
+
+export function useEndpoints(userId: string, organizationId: string) {
+  return useSWR<Endpoint[] | null, ApiError>(keys.endpoints(userId, organizationId), () => unwrap(billing.listEndpoints(organizationId)));
+}
+
+/** The event log, refreshed every few seconds while deliveries are still pending. */
+export function useEvents(userId: string, organizationId: string, filter: EventFilter) {
+  return useSWR<EventPage | null, ApiError>(
+    keys.billingEvents(userId, organizationId, JSON.stringify(filter)),
+    () => unwrap(billing.listEvents(organizationId, filter)),
+    { refreshInterval: (page) => (page?.events.some(pending) ? 2000 : 10_000) },
+  );
+}
+
+export function useEvent(userId: string, organizationId: string, eventId: string) {
+  return useSWR<EventDetail | null, ApiError>(keys.billingEvent(userId, organizationId, eventId), () =>
+    unwrap(billing.event(organizationId, eventId)),
+  );
+}
+
+function pending(event: BillingEvent) {
+  return event.deliveries.some((d) => d.status === "pending");
+}
+
+/** Reads every billing read again (endpoints, the log, open events). */
+export function refreshBilling() {
+  return mutate((key) => Array.isArray(key) && typeof key[0] === "string" && key[0].startsWith("billing/"));
+}

@@ -1,0 +1,89 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
+
+/** A seller's receiver on loopback (the stack under test may reach it): answers 204, keeps each request. */
+async function receiver() {
+  const seen: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      seen.push({ headers: request.headers, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/billing`, seen, close: () => server.close() };
+}
+
+test("an owner registers an endpoint, reveals its secret, sends a test event and watches it arrive", async ({ page, request }) => {
+  const owner = uniqueUser("billing-owner");
+  await signUpViaApi(request, owner);
+  await signIn(page, owner.email);
+  await expectHome(page, owner);
+  const hooks = await receiver();
+  try {
+    // An organization of one's own, then its billing page from the organization page.
+    const id = randomUUID().slice(0, 8);
+    await page.goto("/organization/create/");
+    await page.getByLabel("Name", { exact: true }).fill(`Seller ${id}`);
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await expect(page.getByRole("heading", { name: `Seller ${id}`, level: 1 })).toBeVisible();
+    await page.getByRole("link", { name: "Manage billing webhooks" }).click();
+    await expect(page.getByRole("heading", { name: "Billing webhooks", level: 1 })).toBeVisible();
+    await expect(page.getByText("No endpoints yet.")).toBeVisible();
+
+    // A bad address is refused next to its field, and nothing is added.
+    const url = page.getByLabel("Endpoint URL");
+    await url.fill("ftp://example.com/hooks");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page.getByText("Enter an absolute http or https address.")).toBeVisible();
+    await expect(url).toHaveAttribute("aria-invalid", "true");
+
+    await url.fill(hooks.url);
+    await page.getByLabel("Description (optional)").fill("Orders");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const row = page.getByTestId("endpoint-row");
+    await expect(row).toContainText(hooks.url);
+    await expect(row.getByTestId("endpoint-state")).toHaveText("enabled");
+
+    await row.getByRole("button", { name: "Reveal secret" }).click();
+    await expect(row.getByTestId("endpoint-secret")).toContainText("whsec_");
+
+    await row.getByRole("button", { name: "Send test event" }).click();
+    await expect(row.getByText("Test event sent.")).toBeVisible();
+    // The receiver gets it; the log shows it delivered, with the attempt's answer.
+    await expect.poll(() => hooks.seen.length, { timeout: 10_000 }).toBe(1);
+    expect(JSON.parse(hooks.seen[0]?.body ?? "{}")).toMatchObject({ type: "webhook.test" });
+    const event = page.getByTestId("event-row").filter({ hasText: "webhook.test" });
+    await expect(event.getByTestId("delivery")).toContainText("delivered", { timeout: 15_000 });
+    await event.getByRole("button", { name: "Attempts" }).click();
+    await expect(event.getByTestId("attempt").first()).toContainText("204");
+    await expectAccessible(page, "billing webhooks");
+
+    // Replayed, it arrives again with the same webhook-id.
+    await event.getByRole("button", { name: "Replay" }).click();
+    await expect(event.getByText("Sent again to 1 endpoint(s).")).toBeVisible();
+    await expect.poll(() => hooks.seen.length, { timeout: 10_000 }).toBe(2);
+    expect(hooks.seen[1]?.headers["webhook-id"]).toBe(hooks.seen[0]?.headers["webhook-id"]);
+
+    // The status filter narrows the log.
+    await page.getByLabel("Delivery status").selectOption("failed");
+    await expect(page.getByText("No events match these filters.")).toBeVisible();
+    await page.getByLabel("Delivery status").selectOption("");
+
+    // Disabled, it takes no test event; removed, it is gone.
+    await row.getByRole("button", { name: "Disable" }).click();
+    await expect(row.getByTestId("endpoint-state")).toHaveText("disabled");
+    await expect(row.getByRole("button", { name: "Send test event" })).toBeDisabled();
+    await row.getByRole("button", { name: `Remove ${hooks.url}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove endpoint" }).click();
+    await expect(page.getByText("No endpoints yet.")).toBeVisible();
+  } finally {
+    hooks.close();
+  }
+});
