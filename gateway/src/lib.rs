@@ -23,6 +23,7 @@ pub mod web;
 pub mod wire;
 
 use gatehouse_kit::client::lazy_channel;
+use gatehouse_proto::billing_webhook::v1::customer_service_client::CustomerServiceClient;
 use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
 use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
@@ -89,7 +90,8 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         teams: TeamServiceClient::new(organization),
         intake: IntakeServiceClient::new(billing_webhook.clone()),
         endpoints: EndpointServiceClient::new(billing_webhook.clone()),
-        deliveries: DeliveryServiceClient::new(billing_webhook),
+        deliveries: DeliveryServiceClient::new(billing_webhook.clone()),
+        customers: CustomerServiceClient::new(billing_webhook),
         config,
     }))
 }

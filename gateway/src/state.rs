@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use gatehouse_kit::client::ServiceChannel;
+use gatehouse_proto::billing_webhook::v1::customer_service_client::CustomerServiceClient;
 use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
 use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
@@ -50,6 +51,7 @@ pub struct Shared {
     pub intake: IntakeServiceClient<ServiceChannel>,
     pub endpoints: EndpointServiceClient<ServiceChannel>,
     pub deliveries: DeliveryServiceClient<ServiceChannel>,
+    pub customers: CustomerServiceClient<ServiceChannel>,
     pub rate_limiter: RateLimiter,
 }
 

@@ -5,6 +5,7 @@
 
 mod account;
 mod admin;
+mod customer;
 mod delivery;
 mod email_password;
 mod email_verification;
@@ -89,10 +90,10 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
     ])
 }
 
-/// The `/api/billing` route groups an organization's owners and admins use (the intake, for
-/// the payments platform, is apart: [`intake`]).
+/// The `/api/billing` route groups: what an organization's owners and admins manage, and a
+/// user's own billing state (the intake, for the payments platform, is apart: [`intake`]).
 pub fn billing_routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
-    assemble([endpoint::router(), delivery::router()])
+    assemble([endpoint::router(), delivery::router(), customer::router()])
 }
 
 fn assemble<const N: usize>(

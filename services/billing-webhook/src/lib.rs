@@ -5,6 +5,7 @@
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
+pub mod customer;
 pub mod delivery;
 pub mod endpoint;
 pub mod error;
@@ -115,5 +116,8 @@ async fn start(
             config.fan_out.clone(),
         )))
         .serve(delivery::grpc::server(delivery::grpc::Deliveries(replays)))
+        .serve(customer::grpc::server(customer::Customers {
+            db: db.clone(),
+        }))
         .serve(intake::grpc::server(intake::Intake { db, verifier })))
 }

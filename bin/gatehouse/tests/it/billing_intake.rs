@@ -145,3 +145,81 @@ async fn without_a_secret_deliveries_get_503_so_the_sender_retries() {
     assert_eq!(reply.status, 503);
     assert_eq!(reply.error().0, "BILLING_WEBHOOKS_NOT_CONFIGURED");
 }
+
+#[tokio::test]
+async fn a_signed_in_user_reads_their_own_billing_state_and_no_one_elses() {
+    let stack = Stack::start(&[("POLAR_WEBHOOK_SECRET", SECRET)]).await;
+    let customer_url = stack.base.replace("/api/auth", "/api/billing/customer");
+    let read = |cookie: Option<String>| {
+        let request = stack.http.get(&customer_url);
+        let request = match cookie {
+            Some(cookie) => request.header("cookie", cookie),
+            None => request,
+        };
+        async move { Reply::from(request.send().await.unwrap()).await }
+    };
+    assert_eq!(read(None).await.status, 401);
+
+    let cookie = stack
+        .sign_up(&crate::common::unique_email())
+        .await
+        .cookie_header();
+    let user_id = crate::organization::user_id(&stack, &cookie).await;
+    let empty = read(Some(cookie.clone())).await;
+    assert_eq!(empty.status, 200, "{}", empty.text);
+    assert_eq!(empty.json()["state"], serde_json::Value::Null);
+    assert_eq!(empty.json()["subscriptions"], serde_json::json!([]));
+
+    // The payments platform tells of this user's customer (external_id = their id): its state
+    // and a subscription.
+    for (name, pointer) in [
+        ("customer.state_changed", "/data/external_id"),
+        ("subscription.created", "/data/customer/external_id"),
+    ] {
+        let mut body: serde_json::Value = serde_json::from_slice(&fixture(name)).unwrap();
+        *body.pointer_mut(pointer).unwrap() = serde_json::Value::String(user_id.clone());
+        let body = serde_json::to_vec(&body).unwrap();
+        let id = format!("msg_state_{name}_{}", gatehouse_kit::ids::new_id());
+        let reply = deliver(&stack, &signed(&id, &body), body).await;
+        assert_eq!(reply.status, 202, "{name}: {}", reply.text);
+    }
+    let mut state = serde_json::Value::Null;
+    for _ in 0..200 {
+        let reply = read(Some(cookie.clone())).await;
+        state = reply.json();
+        if state["state"].is_object()
+            && state["subscriptions"]
+                .as_array()
+                .is_some_and(|s| !s.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(state["state"]["external_id"], user_id.as_str(), "{state}");
+    assert_eq!(state["state"]["active_meters"][0]["balance"], -2840);
+    assert_eq!(
+        state["state"]["granted_benefits"].as_array().map(Vec::len),
+        Some(state_benefits())
+    );
+    assert_eq!(
+        state["subscriptions"][0]["customer"]["external_id"],
+        user_id.as_str()
+    );
+
+    // Someone else — even with the customer's email, unverified — reads nothing of it.
+    let other = stack
+        .sign_up(&crate::common::unique_email())
+        .await
+        .cookie_header();
+    let theirs = read(Some(other)).await;
+    assert_eq!(theirs.json()["state"], serde_json::Value::Null);
+    assert_eq!(theirs.json()["subscriptions"], serde_json::json!([]));
+}
+
+/// How many benefits the fixture's customer state grants.
+fn state_benefits() -> usize {
+    let state: serde_json::Value =
+        serde_json::from_slice(&fixture("customer.state_changed")).unwrap();
+    state["data"]["granted_benefits"].as_array().unwrap().len()
+}

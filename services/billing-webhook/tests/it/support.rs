@@ -9,6 +9,7 @@ use gatehouse_kit::service::{Context, Part};
 use gatehouse_kit::service_auth::ServiceToken;
 use gatehouse_kit::testing::TestDb;
 use gatehouse_proto::billing_webhook::v1 as pb;
+use gatehouse_proto::billing_webhook::v1::customer_service_client::CustomerServiceClient;
 use gatehouse_proto::billing_webhook::v1::delivery_service_client::DeliveryServiceClient;
 use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServiceClient;
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
@@ -87,6 +88,7 @@ pub struct Billing {
     pub client: IntakeServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub endpoints: EndpointServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub deliveries: DeliveryServiceClient<gatehouse_kit::client::ServiceChannel>,
+    pub customers: CustomerServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub db: Db,
     shutdown: CancellationToken,
     _database: TestDb,
@@ -137,7 +139,8 @@ impl Billing {
             mailbox,
             client: IntakeServiceClient::new(channel.clone()),
             endpoints: EndpointServiceClient::new(channel.clone()),
-            deliveries: DeliveryServiceClient::new(channel),
+            deliveries: DeliveryServiceClient::new(channel.clone()),
+            customers: CustomerServiceClient::new(channel),
             db,
             shutdown,
             _database: database,

@@ -1,0 +1,78 @@
+//! The `customer` group under `/api/billing` (`gatehouse.billing_webhook.v1.CustomerService`):
+//! `GET /customer`, the signed-in user's own billing state — their subscriptions, orders,
+//! granted benefits, active meters and refunds — as the payments platform last told it.
+
+use axum::extract::State;
+use gatehouse_proto::billing_webhook::v1 as pb;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
+
+use super::Group;
+use crate::error::ApiError;
+use crate::extract::{Input, NoInput, Session};
+use crate::openapi::SessionErrors;
+use crate::policy::Policy;
+use crate::reply::Reply;
+use crate::state::AppState;
+
+pub fn router() -> Group {
+    Group::new().route(routes!(get_customer), Policy::DEFAULT)
+}
+
+/// A user's billing state. Each entity is the payments platform's own JSON (snake_case), as
+/// its SDK reads it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerBilling {
+    /// The customer linked to the user, if any.
+    #[schema(value_type = Option<Object>)]
+    customer: Option<Value>,
+    /// Its latest state: `active_subscriptions`, `granted_benefits`, and `active_meters` with
+    /// `consumed_units`, `credited_units` and `balance`.
+    #[schema(value_type = Option<Object>)]
+    state: Option<Value>,
+    #[schema(value_type = Vec<Object>)]
+    subscriptions: Vec<Value>,
+    #[schema(value_type = Vec<Object>)]
+    orders: Vec<Value>,
+    #[schema(value_type = Vec<Object>)]
+    benefit_grants: Vec<Value>,
+    #[schema(value_type = Vec<Object>)]
+    refunds: Vec<Value>,
+}
+
+fn parsed(json: String) -> Value {
+    serde_json::from_str(&json).unwrap_or(Value::String(json))
+}
+
+/// The signed-in user's billing state: the customer whose `external_id` is their user id, or,
+/// once their email is verified, whose email is theirs.
+#[utoipa::path(get, path = "/customer", tag = "customer",
+    responses((status = 200, body = CustomerBilling, description = "The user's billing state (empty when the payments platform knows no customer of theirs)"), SessionErrors))]
+async fn get_customer(
+    State(state): State<AppState>,
+    Input { auth, .. }: Input<NoInput, Session>,
+) -> Result<Reply, ApiError> {
+    let found = state
+        .customers
+        .clone()
+        .get_customer_state(pb::GetCustomerStateRequest {
+            user_id: auth.user.id.clone(),
+            email: auth.user.email.clone(),
+            email_verified: auth.user.email_verified,
+        })
+        .await?
+        .into_inner();
+    let all = |list: Vec<String>| list.into_iter().map(parsed).collect();
+    Ok(Reply::json(&CustomerBilling {
+        customer: found.customer_json.map(parsed),
+        state: found.state_json.map(parsed),
+        subscriptions: all(found.subscriptions_json),
+        orders: all(found.orders_json),
+        benefit_grants: all(found.benefit_grants_json),
+        refunds: all(found.refunds_json),
+    })
+    .no_store())
+}

@@ -1,0 +1,36 @@
+//! `gatehouse.billing_webhook.v1.CustomerService`.
+
+use gatehouse_proto::billing_webhook::v1 as pb;
+use gatehouse_proto::billing_webhook::v1::customer_service_server::{
+    CustomerService, CustomerServiceServer,
+};
+use tonic::{Request, Response, Status};
+
+use super::Customers;
+use crate::error::BillingError;
+
+pub fn server(customers: Customers) -> CustomerServiceServer<Customers> {
+    CustomerServiceServer::new(customers)
+}
+
+#[tonic::async_trait]
+impl CustomerService for Customers {
+    async fn get_customer_state(
+        &self,
+        request: Request<pb::GetCustomerStateRequest>,
+    ) -> Result<Response<pb::GetCustomerStateResponse>, Status> {
+        let r = request.into_inner();
+        let state = self
+            .state_of(&r.user_id, &r.email, r.email_verified)
+            .await
+            .map_err(BillingError::from)?;
+        Ok(Response::new(pb::GetCustomerStateResponse {
+            customer_json: state.customer,
+            state_json: state.state,
+            subscriptions_json: state.subscriptions,
+            orders_json: state.orders,
+            benefit_grants_json: state.benefit_grants,
+            refunds_json: state.refunds,
+        }))
+    }
+}

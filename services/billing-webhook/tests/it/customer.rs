@@ -1,0 +1,113 @@
+//! A user's own billing state through the real part (CustomerService): the customers linked to
+//! them by `external_id`, or by a verified email when the customer has no `external_id`, and
+//! nothing of anyone else's.
+
+use std::time::Duration;
+
+use gatehouse_kit::db::Backend;
+use gatehouse_kit::testing::eventually;
+use gatehouse_proto::billing_webhook::v1 as pb;
+use rstest::rstest;
+use serde_json::Value;
+
+use crate::support::{Billing, delivery, fixture};
+
+/// The fixture `name` with `edit` applied to its JSON.
+fn edited(name: &str, edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut body: Value = serde_json::from_slice(&fixture(name)).unwrap();
+    edit(&mut body);
+    serde_json::to_vec(&body).unwrap()
+}
+
+async fn state_of(
+    billing: &Billing,
+    user_id: &str,
+    email: &str,
+    verified: bool,
+) -> pb::GetCustomerStateResponse {
+    billing
+        .customers
+        .clone()
+        .get_customer_state(pb::GetCustomerStateRequest {
+            user_id: user_id.into(),
+            email: email.into(),
+            email_verified: verified,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_user_reads_the_customers_linked_to_them_and_no_others(#[case] backend: Backend) {
+    let billing = Billing::start(backend).await;
+    // The fixtures' customer is Jane Doe, external_id usr_8f2Kd93LmQ.
+    for name in [
+        "customer.state_changed",
+        "subscription.created",
+        "order.paid",
+        "benefit_grant.created",
+    ] {
+        billing
+            .receive(delivery(&format!("wh_state_{name}"), &fixture(name)))
+            .await
+            .unwrap();
+    }
+    // Another customer, known by email only.
+    let by_email = edited("customer.created", |c| {
+        c["data"]["id"] = "cus_email_only".into();
+        c["data"]["external_id"] = Value::Null;
+        c["data"]["email"] = "Lin@Example.com".into();
+    });
+    billing
+        .receive(delivery("wh_state_email", &by_email))
+        .await
+        .unwrap();
+
+    let jane = eventually(Duration::from_secs(10), || async {
+        let state = state_of(&billing, "usr_8f2Kd93LmQ", "", false).await;
+        (state.state_json.is_some()
+            && !state.subscriptions_json.is_empty()
+            && !state.orders_json.is_empty()
+            && !state.benefit_grants_json.is_empty())
+        .then_some(state)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{backend:?}: Jane's state was not projected"));
+    let meters: Value = serde_json::from_str(jane.state_json.as_deref().unwrap()).unwrap();
+    assert_eq!(meters["active_meters"][0]["balance"], -2840, "{backend:?}");
+
+    // The email-only customer: theirs once the email is verified, case aside; not before.
+    let lin = eventually(Duration::from_secs(10), || async {
+        let state = state_of(&billing, "usr_lin", "lin@example.com", true).await;
+        state.customer_json.is_some().then_some(state)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{backend:?}: the email-only customer was not found"));
+    assert!(lin.customer_json.unwrap().contains("cus_email_only"));
+    assert!(
+        lin.subscriptions_json.is_empty(),
+        "{backend:?}: nothing of Jane's"
+    );
+    let unverified = state_of(&billing, "usr_lin", "lin@example.com", false).await;
+    assert_eq!(
+        unverified,
+        pb::GetCustomerStateResponse::default(),
+        "{backend:?}"
+    );
+    // Jane's email does not reach her customer: it has an external_id, and it is not this user.
+    let jane_email =
+        serde_json::from_str::<Value>(jane.state_json.as_deref().unwrap()).unwrap()["email"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let impostor = state_of(&billing, "usr_other", &jane_email, true).await;
+    assert_eq!(
+        impostor,
+        pb::GetCustomerStateResponse::default(),
+        "{backend:?}"
+    );
+}
