@@ -1,7 +1,9 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomUUID } from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { createHmac, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
 
 /** A seller's receiver on loopback (the stack under test may reach it): answers 204, keeps each request. */
@@ -86,4 +88,48 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
   } finally {
     hooks.close();
   }
+});
+
+/** The payments platform's delivery of `body` to the intake, signed as it signs (the secret's text is the key). */
+async function deliverAsPolar(request: APIRequestContext, body: string) {
+  const secret = process.env.POLAR_WEBHOOK_SECRET;
+  if (!secret) throw new Error("POLAR_WEBHOOK_SECRET is not set (scripts/test.sh sets it)");
+  const id = randomUUID();
+  const timestamp = Math.floor(Date.now() / 1000).toString();
+  const signature = createHmac("sha256", secret).update(`${id}.${timestamp}.${body}`).digest("base64");
+  const response = await request.post("/api/billing/webhooks", {
+    headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` },
+    data: body,
+  });
+  expect(response.status(), await response.text()).toBe(202);
+}
+
+test("a customer sees their subscription, benefits and usage on their account page", async ({ page, request }) => {
+  // Playwright runs from web/: the reference payloads are the service's test fixtures.
+  const fixture = (name: string) =>
+    JSON.parse(readFileSync(join(process.cwd(), "..", "services/billing-webhook/tests/fixtures/polar", `${name}.json`), "utf-8")) as {
+      data: Record<string, unknown> & { customer?: Record<string, unknown> };
+    };
+  const customer = uniqueUser("billing-customer");
+  await signUpViaApi(request, customer);
+  await signIn(page, customer.email);
+  await expectHome(page, customer);
+  await page.goto("/account/");
+  const billing = page.getByRole("region", { name: "Billing" });
+  await expect(billing.getByText("No subscriptions or benefits yet.")).toBeVisible();
+
+  // The payments platform tells of this user's customer: its state (external_id = the user id).
+  const session = (await (await page.request.get("/api/auth/get-session")).json()) as { user: { id: string } };
+  const state = fixture("customer.state_changed");
+  state.data.external_id = session.user.id;
+  await deliverAsPolar(request, JSON.stringify(state));
+
+  await expect(async () => {
+    await page.reload();
+    await expect(billing.getByTestId("subscription-row").first()).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(billing.getByTestId("subscription-row").first()).toContainText("active");
+  await expect(billing.getByTestId("benefit-row").first()).toBeVisible();
+  await expect(billing.getByTestId("meter-row").first()).toContainText("-2840");
+  await expectAccessible(page, "account with billing");
 });

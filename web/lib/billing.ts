@@ -70,6 +70,33 @@ export interface EventDetail extends BillingEvent {
   payload: unknown;
 }
 
+/** The payments platform's own JSON for each entity (snake_case), read for what the page shows. */
+export interface CustomerBilling {
+  customer: Record<string, unknown> | null;
+  state: CustomerStateJson | null;
+  subscriptions: SubscriptionJson[];
+  orders: Record<string, unknown>[];
+  benefitGrants: Record<string, unknown>[];
+  refunds: Record<string, unknown>[];
+}
+
+export interface SubscriptionJson {
+  id: string;
+  status: string;
+  amount?: number | null;
+  currency?: string | null;
+  recurring_interval?: string | null;
+  current_period_end?: string | null;
+  cancel_at_period_end?: boolean;
+  product?: { name?: string } | null;
+}
+
+export interface CustomerStateJson {
+  active_subscriptions?: SubscriptionJson[];
+  granted_benefits?: { id: string; benefit_type: string; granted_at?: string; properties?: Record<string, unknown> }[];
+  active_meters?: { id: string; meter_id: string; consumed_units: number; credited_units: number; balance: number }[];
+}
+
 export interface EndpointInput {
   url?: string;
   description?: string;
@@ -107,6 +134,7 @@ const org = (organizationId: string) => `organizationId=${encodeURIComponent(org
 const one = (id: string) => encodeURIComponent(id);
 
 export const billing = {
+  customer: () => call<CustomerBilling>("GET", "/customer"),
   listEndpoints: (organizationId: string) => call<Endpoint[]>("GET", `/endpoints?${org(organizationId)}`),
   createEndpoint: (organizationId: string, input: EndpointInput) =>
     call<Endpoint>("POST", "/endpoints", { ...input, organizationId }),

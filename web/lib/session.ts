@@ -19,6 +19,7 @@ export const keys = {
   teamMembers: (userId: string, organizationId: string, teamId: string) => ["org/team-members", userId, organizationId, teamId] as const,
   invitation: (userId: string, invitationId: string) => ["org/invitation", userId, invitationId] as const,
   slug: (userId: string, slug: string) => ["org/check-slug", userId, slug] as const,
+  customerBilling: (userId: string) => ["billing/customer", userId] as const,
   endpoints: (userId: string, organizationId: string) => ["billing/endpoints", userId, organizationId] as const,
   billingEvents: (userId: string, organizationId: string, filter: string) => ["billing/events", userId, organizationId, filter] as const,
   billingEvent: (userId: string, organizationId: string, eventId: string) => ["billing/event", userId, organizationId, eventId] as const,

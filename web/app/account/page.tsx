@@ -1,4 +1,5 @@
 "use client";
+import { BillingSection } from "@/components/account/BillingSection";
 import { ChangePasswordForm } from "@/components/account/ChangePasswordForm";
 import { DeleteAccount } from "@/components/account/DeleteAccount";
 import { EmailSection } from "@/components/account/EmailSection";
@@ -17,6 +18,7 @@ export default function Account() {
           {session.session.impersonatedBy ? null : <EmailSection key={`email-${session.user.id}`} session={session} />}
           {session.session.impersonatedBy ? null : <ChangePasswordForm userId={session.user.id} />}
           <SessionsList current={session} />
+          <BillingSection userId={session.user.id} />
           {session.session.impersonatedBy ? null : <DeleteAccount email={session.user.email} />}
         </div>
       )}

@@ -1,0 +1,108 @@
+"use client";
+import useSWR from "swr";
+import { billing, type CustomerBilling, type SubscriptionJson } from "@/lib/billing";
+import { describe, unwrap, type ApiError } from "@/lib/errors";
+import { formatDate } from "@/lib/format";
+import { keys } from "@/lib/session";
+
+/** An amount in the currency's minor units, as the payments platform sends it. */
+function money(amount: number | null | undefined, currency: string | null | undefined) {
+  if (amount == null || !currency) return "";
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(amount / 100);
+  } catch {
+    return `${amount / 100} ${currency}`;
+  }
+}
+
+function describeSubscription(s: SubscriptionJson) {
+  const price = money(s.amount, s.currency);
+  const every = s.recurring_interval ? ` a ${s.recurring_interval}` : "";
+  const renews = s.current_period_end ? `${s.cancel_at_period_end ? "ends" : "renews"} ${formatDate(s.current_period_end)}` : "";
+  return [price ? `${price}${every}` : "", renews].filter(Boolean).join(" · ");
+}
+
+/** The signed-in user's subscriptions, granted benefits and meters, as the payments platform last told them. */
+export function BillingSection({ userId }: { userId: string }) {
+  const { data, error, isLoading, mutate } = useSWR<CustomerBilling | null, ApiError>(keys.customerBilling(userId), () => unwrap(billing.customer()));
+  const subscriptions = data?.state?.active_subscriptions ?? data?.subscriptions.filter((s) => s.status === "active" || s.status === "trialing") ?? [];
+  const benefits = data?.state?.granted_benefits ?? [];
+  const meters = data?.state?.active_meters ?? [];
+  return (
+    <section className="card" aria-labelledby="billing-title" aria-busy={isLoading || undefined}>
+      <h2 id="billing-title">Billing</h2>
+      {error ? (
+        <div role="alert" className="alert alert-error">
+          We could not load your billing. {describe(error)}{" "}
+          <button type="button" className="link-button" onClick={() => void mutate()}>
+            Try again
+          </button>
+        </div>
+      ) : isLoading ? (
+        <ul className="list" aria-label="Loading billing">
+          <li className="skeleton-row" />
+        </ul>
+      ) : subscriptions.length === 0 && benefits.length === 0 && meters.length === 0 ? (
+        <p className="empty">No subscriptions or benefits yet.</p>
+      ) : (
+        <>
+          <h3>Subscriptions</h3>
+          {subscriptions.length > 0 ? (
+            <ul className="list">
+              {subscriptions.map((s) => (
+                <li key={s.id} className="list-row" data-testid="subscription-row">
+                  <div>
+                    <strong>{s.product?.name ?? "Subscription"}</strong> <span className="muted">({s.status})</span>
+                    <p className="muted">{describeSubscription(s)}</p>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="empty">No active subscription.</p>
+          )}
+          <h3>Benefits</h3>
+          {benefits.length > 0 ? (
+            <ul className="list">
+              {benefits.map((b) => (
+                <li key={b.id} className="list-row" data-testid="benefit-row">
+                  <div>
+                    <strong>{b.benefit_type.replaceAll("_", " ")}</strong>
+                    <p className="muted">Granted {formatDate(b.granted_at)}</p>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="empty">No benefits granted.</p>
+          )}
+          {meters.length > 0 ? (
+            <>
+              <h3>Usage</h3>
+              <table aria-label="Meters">
+                <thead>
+                  <tr>
+                    <th scope="col">Meter</th>
+                    <th scope="col">Consumed</th>
+                    <th scope="col">Credited</th>
+                    <th scope="col">Balance</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {meters.map((m) => (
+                    <tr key={m.id} data-testid="meter-row">
+                      <td>{m.meter_id}</td>
+                      <td>{m.consumed_units}</td>
+                      <td>{m.credited_units}</td>
+                      <td>{m.balance}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}
