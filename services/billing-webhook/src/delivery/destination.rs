@@ -56,7 +56,10 @@ pub fn is_internal(ip: IpAddr) -> bool {
                 || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
                 || (first & 0xffc0) == 0xfec0 // site-local (deprecated) fec0::/10
                 || v6.segments()[..6] == [0, 0, 0, 0, 0, 0] // IPv4-compatible ::a.b.c.d
-                || (v6.segments()[0] == 0x64 && v6.segments()[1] == 0xff9b) // NAT64 64:ff9b::/96
+                // NAT64, 64:ff9b::/96 and the local-use 64:ff9b:1::/48: they embed any IPv4
+                // address, so they are refused whole rather than judged by it.
+                || (v6.segments()[0] == 0x64 && v6.segments()[1] == 0xff9b)
+                || (first == 0x2001 && v6.segments()[1] == 0) // Teredo 2001::/32 tunnels to IPv4
                 || (first == 0x2001 && v6.segments()[1] == 0x0db8) // documentation
                 || first == 0x2002 // 6to4 embeds any IPv4 address
         }
@@ -155,6 +158,9 @@ mod tests {
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
             "64:ff9b::a00:1",
+            "64:ff9b::808:808",
+            "64:ff9b:1::a00:1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
             "2002:a00:1::",
         ] {
             let ip: IpAddr = internal.parse().unwrap();
