@@ -29,7 +29,7 @@ use gatehouse_kit::bus::Delivery;
 use gatehouse_kit::db::Db;
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_kit::worker::{Job, JobError, JobFuture};
+use gatehouse_kit::worker::{Job, JobError, JobFuture, Schedule};
 use gatehouse_proto::events::v1::{BillingDeliveryDue, MailKind, MailRequested};
 use prost::Message as _;
 use rand::Rng;
@@ -72,6 +72,8 @@ pub struct Deliverer {
     client: reqwest::Client,
     policy: Arc<Policy>,
     slots: Arc<slots::Slots>,
+    /// The retry schedule: the configured delays, each moved by up to [`JITTER`].
+    schedule: Schedule,
     config: FanOutConfig,
 }
 
@@ -99,6 +101,10 @@ impl Deliverer {
                 usize::from(config.endpoint_concurrency),
                 config.attempt_timeout,
             )),
+            schedule: Schedule {
+                delays: config.retry_schedule.clone(),
+                jitter: JITTER,
+            },
             config,
         })
     }
@@ -153,22 +159,6 @@ impl Deliverer {
         }
     }
 
-    /// The delay before the retry after `attempts` attempts, or `None` when the schedule is
-    /// spent.
-    fn next_delay(&self, attempts: i32, overloaded: bool) -> Option<Duration> {
-        let base = *self
-            .config
-            .retry_schedule
-            .get(usize::try_from(attempts).ok()?)?;
-        let factor = rand::rng().random_range(1.0 - JITTER..=1.0 + JITTER);
-        let delay = base.mul_f64(factor);
-        Some(if overloaded {
-            delay.max(BACK_PRESSURE_FLOOR)
-        } else {
-            delay
-        })
-    }
-
     /// One attempt at the delivery `due` names.
     async fn attempt(&self, due: &BillingDeliveryDue) -> Result<(), JobError> {
         let Some(delivery) = store::due(&self.db, &due.delivery_id).await? else {
@@ -219,7 +209,10 @@ impl Deliverer {
         let next_delay = if succeeded {
             None
         } else {
-            self.next_delay(delivery.attempts, sent.overloaded)
+            self.schedule.delay(
+                u32::try_from(delivery.attempts).unwrap_or(u32::MAX),
+                sent.overloaded.then_some(BACK_PRESSURE_FLOOR),
+            )
         };
         let (new_status, next_attempt_at) = match (succeeded, next_delay) {
             (true, _) => (status::DELIVERED, None),
