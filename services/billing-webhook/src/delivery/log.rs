@@ -217,7 +217,7 @@ impl EventLog {
     }
 
     /// This organization's endpoints' deliveries of `event_ids`, oldest first.
-    async fn deliveries(
+    pub(super) async fn deliveries(
         &self,
         organization_id: &str,
         event_ids: &[&str],

@@ -44,7 +44,9 @@ impl Replays {
         event_id: &str,
         endpoint_id: Option<&str>,
     ) -> Result<Vec<String>, BillingError> {
-        let (entry, _) = self.log.get(organization_id, event_id).await?;
+        // Visible to the organization, and its deliveries (no body, no attempts: not sent here).
+        self.log.event(organization_id, event_id).await?;
+        let deliveries = self.log.deliveries(organization_id, &[event_id]).await?;
         let endpoints = endpoint::store::list(&self.db, organization_id).await?;
         let enabled = |id: &str| endpoints.iter().any(|e| e.id == id && e.enabled);
         let mut tx = self.db.begin().await?;
@@ -56,12 +58,8 @@ impl Replays {
             if !enabled(endpoint_id) {
                 return Err(codes::ENDPOINT_DISABLED.into());
             }
-            match entry
-                .deliveries
-                .iter()
-                .find(|(d, _)| d.endpoint_id == endpoint_id)
-            {
-                Some((delivery, _)) => {
+            match deliveries.iter().find(|d| d.endpoint_id == endpoint_id) {
+                Some(delivery) => {
                     send_again(&mut tx, &delivery.id).await?;
                     sent.push(delivery.id.clone());
                 }
@@ -75,11 +73,7 @@ impl Replays {
             }
         } else {
             // A disabled endpoint is sent nothing, replays included.
-            for (delivery, _) in entry
-                .deliveries
-                .iter()
-                .filter(|(d, _)| enabled(&d.endpoint_id))
-            {
+            for delivery in deliveries.iter().filter(|d| enabled(&d.endpoint_id)) {
                 send_again(&mut tx, &delivery.id).await?;
                 sent.push(delivery.id.clone());
             }
