@@ -160,6 +160,29 @@ fn type_word(t: &Type) -> &'static str {
     }
 }
 
+/// A query value that must be a whole number within `range` (query values are text), or
+/// absent (missing or empty); anything else is `VALIDATION_ERROR` naming `[query.<field>]`.
+pub fn whole_number(
+    value: Option<&str>,
+    field: &str,
+    range: std::ops::RangeInclusive<u32>,
+) -> Result<Option<u32>, ApiError> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match value.parse::<u32>() {
+        Ok(n) if range.contains(&n) => Ok(Some(n)),
+        _ => Err(refused(
+            base::VALIDATION_ERROR,
+            format!(
+                "[query.{field}] Invalid input: expected a whole number from {} to {}",
+                range.start(),
+                range.end()
+            ),
+        )),
+    }
+}
+
 /// A form or query can only send strings: booleans declared by the schema arrive as
 /// `"true"`/`"false"` and are read as such.
 pub fn coerce_strings(value: &mut Value, schema: Option<&Object>) {

@@ -14,6 +14,7 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
+use crate::body::whole_number;
 use crate::error::ApiError;
 use crate::extract::{Authenticate as _, BareSession, Input, NoInput};
 use crate::openapi::AdminErrors;
@@ -243,20 +244,6 @@ pub struct ListUsersResponse {
 /// The most users one page may hold.
 const MAX_PAGE: u32 = 1000;
 
-fn whole_number(value: Option<&str>, field: &str, max: u32) -> Result<Option<u32>, ApiError> {
-    let Some(value) = value.filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    match value.parse::<u32>() {
-        Ok(n) if n <= max => Ok(Some(n)),
-        _ => Err(base::VALIDATION_ERROR
-            .with_message(format!(
-                "[query.{field}] Invalid input: expected a whole number from 0 to {max}"
-            ))
-            .into()),
-    }
-}
-
 /// Searches, filters, sorts and pages the users (`user:list`).
 #[utoipa::path(get, path = "/admin/list-users", tag = "admin", params(ListUsersQueryParams),
     responses((status = 200, body = ListUsersResponse, description = "One page of users and how many match"), AdminErrors))]
@@ -266,8 +253,8 @@ async fn list_users(
 ) -> Result<Reply, ApiError> {
     // 0 means no limit and is not echoed, as better-auth reads it; every answer still holds at
     // most MAX_PAGE users (better-auth would send the whole table).
-    let limit = whole_number(body.limit.as_deref(), "limit", MAX_PAGE)?.filter(|n| *n > 0);
-    let offset = whole_number(body.offset.as_deref(), "offset", u32::MAX)?.filter(|n| *n > 0);
+    let limit = whole_number(body.limit.as_deref(), "limit", 0..=MAX_PAGE)?.filter(|n| *n > 0);
+    let offset = whole_number(body.offset.as_deref(), "offset", 0..=u32::MAX)?.filter(|n| *n > 0);
     // `filterValue=a&filterValue=b` is a list (for `in`).
     let values: Vec<&str> = meta
         .query

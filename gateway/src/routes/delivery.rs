@@ -14,6 +14,7 @@ use utoipa_axum::routes;
 
 use super::Group;
 use super::endpoint::{OrganizationInput, authorize};
+use crate::body::whole_number;
 use crate::error::ApiError;
 use crate::extract::{Input, Session};
 use crate::openapi::BillingErrors;
@@ -28,31 +29,6 @@ pub fn router() -> Group {
         .route(routes!(get_event), Policy::DEFAULT)
         .route(routes!(replay_event), Policy::DEFAULT)
         .route(routes!(replay_range), Policy::DEFAULT)
-}
-
-/// A whole number from the query (query values are text), within `range`.
-fn whole_number(
-    value: Option<&str>,
-    field: &str,
-    range: std::ops::RangeInclusive<u32>,
-) -> Result<Option<u32>, ApiError> {
-    value
-        .map(|text| {
-            text.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| range.contains(n))
-                .ok_or_else(|| {
-                    base::VALIDATION_ERROR
-                        .with_message(format!(
-                            "[{field}] Invalid input: expected a whole number from {} to {}",
-                            range.start(),
-                            range.end()
-                        ))
-                        .into()
-                })
-        })
-        .transpose()
 }
 
 /// An ISO 8601 time from the input, as milliseconds; `field` names it in the refusal.
@@ -105,8 +81,8 @@ async fn list_events(
 ) -> Result<Reply, ApiError> {
     let since_unix_ms = unix_ms(body.since.as_deref(), "query.since")?;
     let until_unix_ms = unix_ms(body.until.as_deref(), "query.until")?;
-    let limit = whole_number(body.limit.as_deref(), "query.limit", 1..=100)?;
-    let offset = whole_number(body.offset.as_deref(), "query.offset", 0..=u32::MAX)?;
+    let limit = whole_number(body.limit.as_deref(), "limit", 1..=100)?;
+    let offset = whole_number(body.offset.as_deref(), "offset", 0..=u32::MAX)?;
     let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
     let page = state
         .deliveries
