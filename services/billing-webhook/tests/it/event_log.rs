@@ -19,21 +19,30 @@ fn refusal(result: Result<impl std::fmt::Debug, tonic::Status>) -> String {
         .to_string()
 }
 
-async fn create(billing: &Billing, organization: &str, url: &str) -> pb::Endpoint {
-    billing
-        .endpoints
-        .clone()
-        .create_endpoint(pb::CreateEndpointRequest {
-            organization_id: organization.into(),
-            created_by_email: "owner@example.com".into(),
-            url: url.into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .endpoint
-        .unwrap()
+/// What an owner of `organization` registers for `url`.
+fn registration(organization: &str, url: &str) -> pb::CreateEndpointRequest {
+    pb::CreateEndpointRequest {
+        organization_id: organization.into(),
+        created_by_email: "owner@example.com".into(),
+        url: url.into(),
+        ..Default::default()
+    }
+}
+
+/// Registers an endpoint as `request` says, once the part listens.
+async fn create(billing: &Billing, request: pb::CreateEndpointRequest) -> pb::Endpoint {
+    eventually(Duration::from_secs(10), || {
+        let request = request.clone();
+        async move {
+            let mut endpoints = billing.endpoints.clone();
+            endpoints.create_endpoint(request).await.ok()
+        }
+    })
+    .await
+    .expect("the part answers")
+    .into_inner()
+    .endpoint
+    .unwrap()
 }
 
 async fn secret(billing: &Billing, organization: &str, id: &str) -> pb::GetEndpointSecretResponse {
@@ -106,27 +115,16 @@ async fn endpoints_are_managed_within_their_organization_and_take_test_events(
     let receiver = Receiver::default();
     let url = receiver.serve().await;
     // Waits for the part to listen.
-    let created = eventually(Duration::from_secs(10), || async {
-        billing
-            .endpoints
-            .clone()
-            .create_endpoint(pb::CreateEndpointRequest {
-                organization_id: "org_a".into(),
-                created_by_email: "owner@example.com".into(),
-                url: url.clone(),
-                event_types: Some(pb::EventTypes {
-                    names: vec!["order.paid".into()],
-                }),
-                ..Default::default()
-            })
-            .await
-            .ok()
-    })
-    .await
-    .expect("the part answers")
-    .into_inner()
-    .endpoint
-    .unwrap();
+    let created = create(
+        &billing,
+        pb::CreateEndpointRequest {
+            event_types: Some(pb::EventTypes {
+                names: vec!["order.paid".into()],
+            }),
+            ..registration("org_a", &url)
+        },
+    )
+    .await;
     assert!(created.enabled && created.id.starts_with("ep_"));
     assert_eq!(created.event_types, ["order.paid"]);
 
@@ -346,25 +344,12 @@ async fn the_log_shows_an_organizations_events_and_replays_them(#[case] backend:
     // Every scheduled attempt fails (1 + 3 retries); what comes after succeeds.
     let receiver = Receiver::answering(&[500, 500, 500, 500]);
     let url = receiver.serve().await;
-    let endpoint = eventually(Duration::from_secs(10), || async {
-        billing
-            .endpoints
-            .clone()
-            .create_endpoint(pb::CreateEndpointRequest {
-                organization_id: "org_a".into(),
-                created_by_email: "owner@example.com".into(),
-                url: url.clone(),
-                ..Default::default()
-            })
-            .await
-            .ok()
-    })
-    .await
-    .expect("the part answers")
-    .into_inner()
-    .endpoint
-    .unwrap();
-    let theirs = create(&billing, "org_b", &Receiver::default().serve().await).await;
+    let endpoint = create(&billing, registration("org_a", &url)).await;
+    let theirs = create(
+        &billing,
+        registration("org_b", &Receiver::default().serve().await),
+    )
+    .await;
 
     let for_org = |organization: &str, webhook_id: &str| {
         let mut order: serde_json::Value = serde_json::from_slice(&fixture("order.paid")).unwrap();
