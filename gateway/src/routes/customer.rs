@@ -1,6 +1,8 @@
 //! The `customer` group under `/api/billing` (`gatehouse.billing_webhook.v1.CustomerService`):
 //! `GET /customer`, the signed-in user's own billing state — their subscriptions, orders,
-//! granted benefits, active meters and refunds — as the payments platform last told it.
+//! granted benefits, active meters and refunds — as the payments platform last told it; and
+//! `GET /customer/organization`, an organization's, for those who may manage its billing
+//! (owners and admins by default, [`super::endpoint::authorize`]).
 
 use axum::extract::State;
 use gatehouse_proto::billing_webhook::v1 as pb;
@@ -10,15 +12,18 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
+use super::endpoint::{OrganizationInput, authorize};
 use crate::error::ApiError;
 use crate::extract::{Input, NoInput, Session};
-use crate::openapi::SessionErrors;
+use crate::openapi::{BillingErrors, SessionErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::state::AppState;
 
 pub fn router() -> Group {
-    Group::new().route(routes!(get_customer), Policy::DEFAULT)
+    Group::new()
+        .route(routes!(get_customer), Policy::DEFAULT)
+        .route(routes!(get_organization), Policy::DEFAULT)
 }
 
 /// A user's billing state. Each entity is the payments platform's own JSON (snake_case), as
@@ -69,6 +74,51 @@ async fn get_customer(
     Ok(Reply::json(&CustomerBilling {
         customer: found.customer_json.map(parsed),
         state: found.state_json.map(parsed),
+        subscriptions: all(found.subscriptions_json),
+        orders: all(found.orders_json),
+        benefit_grants: all(found.benefit_grants_json),
+        refunds: all(found.refunds_json),
+    })
+    .no_store())
+}
+
+/// An organization's billing state: what was bought for it (`metadata.referenceId` = its id),
+/// each entity the payments platform's own JSON.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrganizationBilling {
+    organization_id: String,
+    #[schema(value_type = Vec<Object>)]
+    subscriptions: Vec<Value>,
+    #[schema(value_type = Vec<Object>)]
+    orders: Vec<Value>,
+    /// The grants of its orders and subscriptions.
+    #[schema(value_type = Vec<Object>)]
+    benefit_grants: Vec<Value>,
+    /// The refunds of its orders.
+    #[schema(value_type = Vec<Object>)]
+    refunds: Vec<Value>,
+}
+
+/// The organization's billing state (the session's active organization when none is named).
+#[utoipa::path(get, path = "/customer/organization", tag = "customer", params(OrganizationInput),
+    responses((status = 200, body = OrganizationBilling, description = "What was bought for the organization (empty when nothing was)"), BillingErrors))]
+async fn get_organization(
+    State(state): State<AppState>,
+    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+) -> Result<Reply, ApiError> {
+    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let found = state
+        .customers
+        .clone()
+        .get_organization_state(pb::GetOrganizationStateRequest {
+            organization_id: organization_id.clone(),
+        })
+        .await?
+        .into_inner();
+    let all = |list: Vec<String>| list.into_iter().map(parsed).collect();
+    Ok(Reply::json(&OrganizationBilling {
+        organization_id,
         subscriptions: all(found.subscriptions_json),
         orders: all(found.orders_json),
         benefit_grants: all(found.benefit_grants_json),

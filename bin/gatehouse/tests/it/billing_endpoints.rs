@@ -67,7 +67,7 @@ async fn receiver() -> (String, Arc<Mutex<Vec<(HeaderMap, Bytes)>>>) {
 }
 
 /// Signs up a user who creates an organization (active in their session).
-async fn owner_with_organization(stack: &Stack) -> (String, String) {
+pub(crate) async fn owner_with_organization(stack: &Stack) -> (String, String) {
     let cookie = stack.sign_up(&unique_email()).await.cookie_header();
     let slug = format!(
         "bill-{}",

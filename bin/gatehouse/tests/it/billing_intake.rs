@@ -223,3 +223,88 @@ fn state_benefits() -> usize {
         serde_json::from_slice(&fixture("customer.state_changed")).unwrap();
     state["data"]["granted_benefits"].as_array().unwrap().len()
 }
+
+#[tokio::test]
+async fn owners_and_admins_read_what_was_bought_for_their_organization() {
+    let stack = Stack::start(&[("POLAR_WEBHOOK_SECRET", SECRET)]).await;
+    let (owner, organization_id) = crate::billing_endpoints::owner_with_organization(&stack).await;
+    let (member, admin) = (
+        stack
+            .sign_up(&crate::common::unique_email())
+            .await
+            .cookie_header(),
+        stack
+            .sign_up(&crate::common::unique_email())
+            .await
+            .cookie_header(),
+    );
+    for (cookie, role) in [(&member, "member"), (&admin, "admin")] {
+        let id = crate::organization::user_id(&stack, cookie).await;
+        crate::organization::add_member(&stack, &organization_id, &id, role).await;
+    }
+    let organization_url = stack.base.replace(
+        "/api/auth",
+        &format!("/api/billing/customer/organization?organizationId={organization_id}"),
+    );
+    let read = |cookie: &str| {
+        let request = stack.http.get(&organization_url).header("cookie", cookie);
+        async move { Reply::from(request.send().await.unwrap()).await }
+    };
+    let empty = read(&owner).await;
+    assert_eq!(empty.status, 200, "{}", empty.text);
+    assert_eq!(empty.json()["subscriptions"], serde_json::json!([]));
+
+    // A subscription bought for the organization (better-auth's payments plugin puts its id in
+    // the checkout's metadata.referenceId) and the grant of it; fresh ids, as the stack's
+    // projections keep only the newest of an id.
+    let subscription_id = format!("sub_{}", gatehouse_kit::ids::new_id());
+    let mut subscription: serde_json::Value =
+        serde_json::from_slice(&fixture("subscription.created")).unwrap();
+    subscription["data"]["id"] = subscription_id.clone().into();
+    subscription["data"]["metadata"]["referenceId"] = organization_id.clone().into();
+    let mut grant: serde_json::Value =
+        serde_json::from_slice(&fixture("benefit_grant.created")).unwrap();
+    grant["data"]["id"] = format!("grant_{}", gatehouse_kit::ids::new_id()).into();
+    grant["data"]["subscription_id"] = subscription_id.clone().into();
+    for body in [subscription, grant] {
+        let body = serde_json::to_vec(&body).unwrap();
+        let id = format!("msg_org_{}", gatehouse_kit::ids::new_id());
+        let reply = deliver(&stack, &signed(&id, &body), body).await;
+        assert_eq!(reply.status, 202, "{}", reply.text);
+    }
+    let mut state = serde_json::Value::Null;
+    for _ in 0..200 {
+        state = read(&admin).await.json();
+        if state["benefitGrants"]
+            .as_array()
+            .is_some_and(|g| !g.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(state["organizationId"], organization_id.as_str(), "{state}");
+    assert_eq!(state["subscriptions"][0]["id"], subscription_id.as_str());
+    assert_eq!(
+        state["benefitGrants"][0]["subscription_id"],
+        subscription_id.as_str()
+    );
+
+    // A member without organization:update, and a stranger, are refused.
+    let stranger = stack
+        .sign_up(&crate::common::unique_email())
+        .await
+        .cookie_header();
+    for cookie in [&member, &stranger] {
+        let refused = read(cookie).await;
+        assert_eq!(
+            (refused.status, refused.error().0),
+            (
+                403,
+                "YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING".to_string()
+            ),
+            "{}",
+            refused.text
+        );
+    }
+}

@@ -33,4 +33,20 @@ impl CustomerService for Customers {
             refunds_json: state.refunds,
         }))
     }
+
+    async fn get_organization_state(
+        &self,
+        request: Request<pb::GetOrganizationStateRequest>,
+    ) -> Result<Response<pb::GetOrganizationStateResponse>, Status> {
+        let state = self
+            .state_of_organization(&request.into_inner().organization_id)
+            .await
+            .map_err(BillingError::from)?;
+        Ok(Response::new(pb::GetOrganizationStateResponse {
+            subscriptions_json: state.subscriptions,
+            orders_json: state.orders,
+            benefit_grants_json: state.benefit_grants,
+            refunds_json: state.refunds,
+        }))
+    }
 }

@@ -2,9 +2,13 @@
 //! plugin makes the user id the customer's `external_id`): the projections of the customers
 //! linked to them, and of what belongs to those customers. A customer without an
 //! `external_id` is theirs by email only when their email is verified, so an unverified
-//! sign-up with someone's address reads nothing of theirs.
+//! sign-up with someone's address reads nothing of theirs. An organization's billing state is
+//! in [`organization`].
 
 pub mod grpc;
+mod organization;
+
+pub use organization::OrganizationState;
 
 use gatehouse_kit::db::{Db, DbError, query};
 

@@ -86,13 +86,7 @@ impl Head {
     /// `metadata.referenceId`, how better-auth's payments plugin marks an organization's
     /// purchase.
     fn organization_id(&self) -> Option<&str> {
-        self.data
-            .as_ref()?
-            .metadata
-            .as_ref()?
-            .get("referenceId")?
-            .as_str()
-            .filter(|id| !id.is_empty())
+        crate::polar::reference_id(self.data.as_ref()?.metadata.as_ref()?)
     }
 
     fn timestamp(&self) -> Option<DateTime<Utc>> {

@@ -49,3 +49,14 @@ pub use subscription::*;
 
 /// The exact decimal type used for `unit_amount`.
 pub use rust_decimal::Decimal;
+
+/// The organization an entity was bought for, as its `metadata` names it: better-auth's
+/// payments plugin puts the organization's id in the checkout's `referenceId`, and the
+/// payments platform copies checkout metadata onto the orders and subscriptions it makes
+/// (reference §6). Anything but a non-empty string names no one.
+pub fn reference_id(metadata: &serde_json::Value) -> Option<&str> {
+    metadata
+        .get("referenceId")?
+        .as_str()
+        .filter(|id| !id.is_empty())
+}

@@ -10,7 +10,7 @@ pub mod store;
 
 use serde_json::Value;
 
-use crate::polar::{Envelope, Timestamp};
+use crate::polar::{self, Envelope, Timestamp};
 
 /// One entity as an event left it: the row [`store::upsert`] files.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +22,8 @@ pub struct Entity {
     /// Lower-cased, as it is matched.
     pub email: Option<String>,
     pub organization_id: Option<String>,
+    /// The organization it was bought for ([`polar::reference_id`]).
+    pub reference_id: Option<String>,
     pub status: Option<String>,
     pub entity_version: i64,
     pub event_version: i64,
@@ -48,6 +50,10 @@ pub fn entity(event_id: &str, envelope: &Envelope, data: &Value) -> Option<Entit
         external_id: entity.customer_external_id().map(str::to_string),
         email: entity.customer_email().map(str::to_lowercase),
         organization_id: entity.organization_id().map(str::to_string),
+        reference_id: data
+            .get("metadata")
+            .and_then(polar::reference_id)
+            .map(str::to_string),
         status: data
             .get("status")
             .and_then(Value::as_str)

@@ -10,11 +10,12 @@ use super::Entity;
 pub async fn upsert(on: impl Executor, entity: &Entity) -> Result<bool, DbError> {
     let changed = query(
         "INSERT INTO billing_entities (kind, id, customer_id, external_id, email, organization_id, \
-         status, entity_version, event_version, event_id, data, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+         reference_id, status, entity_version, event_version, event_id, data, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
          ON CONFLICT (kind, id) DO UPDATE SET customer_id = excluded.customer_id, \
          external_id = excluded.external_id, email = excluded.email, \
-         organization_id = excluded.organization_id, status = excluded.status, \
+         organization_id = excluded.organization_id, reference_id = excluded.reference_id, \
+         status = excluded.status, \
          entity_version = excluded.entity_version, event_version = excluded.event_version, \
          event_id = excluded.event_id, data = excluded.data, updated_at = excluded.updated_at \
          WHERE excluded.entity_version > billing_entities.entity_version \
@@ -27,6 +28,7 @@ pub async fn upsert(on: impl Executor, entity: &Entity) -> Result<bool, DbError>
     .bind(entity.external_id.as_deref())
     .bind(entity.email.as_deref())
     .bind(entity.organization_id.as_deref())
+    .bind(entity.reference_id.as_deref())
     .bind(entity.status.as_deref())
     .bind(entity.entity_version)
     .bind(entity.event_version)

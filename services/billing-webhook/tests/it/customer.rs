@@ -1,6 +1,7 @@
 //! A user's own billing state through the real part (CustomerService): the customers linked to
 //! them by `external_id`, or by a verified email when the customer has no `external_id`, and
 //! nothing of anyone else's.
+//! And an organization's: what was bought for it, and the grants and refunds of that.
 
 use std::time::Duration;
 
@@ -108,6 +109,116 @@ async fn a_user_reads_the_customers_linked_to_them_and_no_others(#[case] backend
     assert_eq!(
         impostor,
         pb::GetCustomerStateResponse::default(),
+        "{backend:?}"
+    );
+}
+
+async fn organization_state(billing: &Billing, id: &str) -> pb::GetOrganizationStateResponse {
+    billing
+        .customers
+        .clone()
+        .get_organization_state(pb::GetOrganizationStateRequest {
+            organization_id: id.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+/// The ids in a list of entity JSONs.
+fn ids(list: &[String]) -> Vec<String> {
+    list.iter()
+        .map(|json| {
+            serde_json::from_str::<Value>(json).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn an_organization_reads_what_was_bought_for_it_and_nothing_else(#[case] backend: Backend) {
+    let billing = Billing::start(backend).await;
+    // The fixtures' subscription and order were bought for `team_42` (metadata.referenceId);
+    // the grant is of that subscription, the refund of another order of it.
+    for name in [
+        "subscription.created",
+        "order.paid",
+        "benefit_grant.created",
+        "refund.created",
+    ] {
+        billing
+            .receive(delivery(&format!("wh_org_{name}"), &fixture(name)))
+            .await
+            .unwrap();
+    }
+    // The same customer's own subscription, with its grant, and another organization's order.
+    let personal = edited("subscription.created", |s| {
+        s["data"]["id"] = "sub_personal".into();
+        s["data"]["metadata"] = serde_json::json!({});
+    });
+    let personal_grant = edited("benefit_grant.created", |g| {
+        g["data"]["id"] = "grant_personal".into();
+        g["data"]["subscription_id"] = "sub_personal".into();
+    });
+    let other = edited("order.paid", |o| {
+        o["data"]["id"] = "ord_other".into();
+        o["data"]["metadata"]["referenceId"] = "org_other".into();
+    });
+    for (id, body) in [
+        ("wh_org_personal", personal),
+        ("wh_org_personal_grant", personal_grant),
+        ("wh_org_other", other),
+    ] {
+        billing.receive(delivery(id, &body)).await.unwrap();
+    }
+
+    let team = eventually(Duration::from_secs(10), || async {
+        let state = organization_state(&billing, "team_42").await;
+        (!state.subscriptions_json.is_empty()
+            && !state.orders_json.is_empty()
+            && !state.benefit_grants_json.is_empty()
+            && !state.refunds_json.is_empty())
+        .then_some(state)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{backend:?}: team_42's purchases were not projected"));
+    assert_eq!(
+        ids(&team.subscriptions_json),
+        ["a4c8fa0b-cdde-4eb1-8ad3-1cd35e7f9af3"],
+        "{backend:?}: not the customer's own subscription"
+    );
+    assert_eq!(
+        ids(&team.orders_json),
+        ["5fd3a5b6-d8e9-4f6c-9b8e-6d8e0f2a4bae"],
+        "{backend:?}: not another organization's order"
+    );
+    assert_eq!(
+        ids(&team.benefit_grants_json),
+        ["c6ea1c2d-eff0-4ad3-8cf5-3ef57a9b1c15"],
+        "{backend:?}: not the grant of the customer's own subscription"
+    );
+    assert_eq!(
+        ids(&team.refunds_json),
+        ["b5d90b1c-deef-4fc2-9be4-2de46f8a0b04"],
+        "{backend:?}"
+    );
+
+    let other = eventually(Duration::from_secs(10), || async {
+        let state = organization_state(&billing, "org_other").await;
+        (!state.orders_json.is_empty()).then_some(state)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{backend:?}: org_other's order was not projected"));
+    assert_eq!(ids(&other.orders_json), ["ord_other"], "{backend:?}");
+    assert!(other.subscriptions_json.is_empty() && other.benefit_grants_json.is_empty());
+    assert_eq!(
+        organization_state(&billing, "org_nobody").await,
+        pb::GetOrganizationStateResponse::default(),
         "{backend:?}"
     );
 }
