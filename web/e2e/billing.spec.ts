@@ -35,9 +35,10 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
     await page.getByLabel("Name", { exact: true }).fill(`Seller ${id}`);
     await page.getByRole("button", { name: "Create organization" }).click();
     await expect(page.getByRole("heading", { name: `Seller ${id}`, level: 1 })).toBeVisible();
-    await page.getByRole("link", { name: "Manage billing webhooks" }).click();
-    await expect(page.getByRole("heading", { name: "Billing webhooks", level: 1 })).toBeVisible();
+    await page.getByRole("link", { name: "Open billing" }).click();
+    await expect(page.getByRole("heading", { name: "Billing", level: 1 })).toBeVisible();
     await expect(page.getByText("No endpoints yet.")).toBeVisible();
+    await expect(page.getByText("Nothing has been bought for this organization yet.")).toBeVisible();
 
     // A bad address is refused next to its field, and nothing is added.
     const url = page.getByLabel("Endpoint URL");
@@ -104,12 +105,14 @@ async function deliverAsPolar(request: APIRequestContext, body: string) {
   expect(response.status(), await response.text()).toBe(202);
 }
 
+/** A reference payload: Playwright runs from web/, and they are the service's test fixtures. */
+function fixture(name: string) {
+  return JSON.parse(readFileSync(join(process.cwd(), "..", "services/billing-webhook/tests/fixtures/polar", `${name}.json`), "utf-8")) as {
+    data: Record<string, unknown> & { customer?: Record<string, unknown>; metadata?: Record<string, unknown> };
+  };
+}
+
 test("a customer sees their subscription, benefits and usage on their account page", async ({ page, request }) => {
-  // Playwright runs from web/: the reference payloads are the service's test fixtures.
-  const fixture = (name: string) =>
-    JSON.parse(readFileSync(join(process.cwd(), "..", "services/billing-webhook/tests/fixtures/polar", `${name}.json`), "utf-8")) as {
-      data: Record<string, unknown> & { customer?: Record<string, unknown> };
-    };
   const customer = uniqueUser("billing-customer");
   await signUpViaApi(request, customer);
   await signIn(page, customer.email);
@@ -135,4 +138,39 @@ test("a customer sees their subscription, benefits and usage on their account pa
   await expect(billing.getByTestId("benefit-row").first()).toBeVisible();
   await expect(billing.getByTestId("meter-row").first()).toContainText("-2840");
   await expectAccessible(page, "account with billing");
+});
+
+test("an owner sees what was bought for their organization on its billing page", async ({ page, request }) => {
+  const owner = uniqueUser("billing-buyer");
+  await signUpViaApi(request, owner);
+  await signIn(page, owner.email);
+  await expectHome(page, owner);
+  const name = `Buyer ${randomUUID().slice(0, 8)}`;
+  await page.goto("/organization/create/");
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.getByRole("heading", { name, level: 1 })).toBeVisible();
+  const session = (await (await page.request.get("/api/auth/get-session")).json()) as { session: { activeOrganizationId: string } };
+  const organizationId = session.session.activeOrganizationId;
+
+  // A subscription bought for the organization (its id as the checkout's referenceId), and its benefit grant.
+  const subscription = fixture("subscription.created");
+  subscription.data.id = randomUUID();
+  subscription.data.metadata = { referenceId: organizationId };
+  const grant = fixture("benefit_grant.created");
+  grant.data.id = randomUUID();
+  grant.data.subscription_id = subscription.data.id;
+  await deliverAsPolar(request, JSON.stringify(subscription));
+  await deliverAsPolar(request, JSON.stringify(grant));
+
+  await page.goto("/organization/billing/");
+  const purchases = page.getByRole("region", { name: "Subscriptions and orders" });
+  await expect(async () => {
+    await page.reload();
+    await expect(purchases.getByTestId("organization-benefit-row").first()).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(purchases.getByTestId("organization-subscription-row")).toContainText("Acme Pro");
+  await expect(purchases.getByTestId("organization-subscription-row")).toContainText("trialing");
+  await expect(purchases.getByTestId("organization-benefit-row")).toContainText("granted");
+  await expectAccessible(page, "organization billing with a subscription");
 });

@@ -80,6 +80,33 @@ export interface CustomerBilling {
   refunds: Record<string, unknown>[];
 }
 
+/** What was bought for an organization (`metadata.referenceId`), with the grants and refunds of it. */
+export interface OrganizationBilling {
+  organizationId: string;
+  subscriptions: SubscriptionJson[];
+  orders: OrderJson[];
+  benefitGrants: BenefitGrantJson[];
+  refunds: Record<string, unknown>[];
+}
+
+export interface OrderJson {
+  id: string;
+  status: string;
+  total_amount?: number | null;
+  currency?: string | null;
+  created_at?: string | null;
+  invoice_number?: string | null;
+  product?: { name?: string } | null;
+}
+
+export interface BenefitGrantJson {
+  id: string;
+  is_granted?: boolean;
+  is_revoked?: boolean;
+  granted_at?: string | null;
+  benefit?: { type?: string; description?: string } | null;
+}
+
 export interface SubscriptionJson {
   id: string;
   status: string;
@@ -135,6 +162,7 @@ const one = (id: string) => encodeURIComponent(id);
 
 export const billing = {
   customer: () => call<CustomerBilling>("GET", "/customer"),
+  organization: (organizationId: string) => call<OrganizationBilling>("GET", `/customer/organization?${org(organizationId)}`),
   listEndpoints: (organizationId: string) => call<Endpoint[]>("GET", `/endpoints?${org(organizationId)}`),
   createEndpoint: (organizationId: string, input: EndpointInput) =>
     call<Endpoint>("POST", "/endpoints", { ...input, organizationId }),

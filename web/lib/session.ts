@@ -20,6 +20,7 @@ export const keys = {
   invitation: (userId: string, invitationId: string) => ["org/invitation", userId, invitationId] as const,
   slug: (userId: string, slug: string) => ["org/check-slug", userId, slug] as const,
   customerBilling: (userId: string) => ["billing/customer", userId] as const,
+  organizationBilling: (userId: string, organizationId: string) => ["billing/organization", userId, organizationId] as const,
   endpoints: (userId: string, organizationId: string) => ["billing/endpoints", userId, organizationId] as const,
   billingEvents: (userId: string, organizationId: string, filter: string) => ["billing/events", userId, organizationId, filter] as const,
   billingEvent: (userId: string, organizationId: string, eventId: string) => ["billing/event", userId, organizationId, eventId] as const,

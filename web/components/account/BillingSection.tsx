@@ -1,26 +1,10 @@
 "use client";
 import useSWR from "swr";
-import { billing, type CustomerBilling, type SubscriptionJson } from "@/lib/billing";
+import { billing, type CustomerBilling } from "@/lib/billing";
 import { describe, unwrap, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { keys } from "@/lib/session";
-
-/** An amount in the currency's minor units, as the payments platform sends it. */
-function money(amount: number | null | undefined, currency: string | null | undefined) {
-  if (amount == null || !currency) return "";
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(amount / 100);
-  } catch {
-    return `${amount / 100} ${currency}`;
-  }
-}
-
-function describeSubscription(s: SubscriptionJson) {
-  const price = money(s.amount, s.currency);
-  const every = s.recurring_interval ? ` a ${s.recurring_interval}` : "";
-  const renews = s.current_period_end ? `${s.cancel_at_period_end ? "ends" : "renews"} ${formatDate(s.current_period_end)}` : "";
-  return [price ? `${price}${every}` : "", renews].filter(Boolean).join(" · ");
-}
+import { describeSubscription } from "../billing/describe";
 
 /** The signed-in user's subscriptions, granted benefits and meters, as the payments platform last told them. */
 export function BillingSection({ userId }: { userId: string }) {

@@ -6,8 +6,9 @@ import { abilitiesOf } from "../organization/roles";
 import { EndpointForm } from "./EndpointForm";
 import { EndpointsSection } from "./EndpointsSection";
 import { EventLog } from "./EventLog";
+import { OrganizationPurchases } from "./OrganizationPurchases";
 
-/** `/organization/billing/`: the active organization's webhook endpoints and event log. */
+/** `/organization/billing/`: what was bought for the active organization, its webhook endpoints and event log. */
 export function BillingPage({ session }: { session: SessionData }) {
   const organizationId = session.session.activeOrganizationId;
   const userId = session.user.id;
@@ -15,7 +16,7 @@ export function BillingPage({ session }: { session: SessionData }) {
   if (!organizationId) {
     return (
       <section className="card">
-        <h1>Billing webhooks</h1>
+        <h1>Billing</h1>
         <p>
           Choose an organization first: <Link href="/organization/">your organizations</Link>.
         </p>
@@ -27,20 +28,22 @@ export function BillingPage({ session }: { session: SessionData }) {
   if (!abilitiesOf(role.data ?? null).manage) {
     return (
       <section className="card">
-        <h1>Billing webhooks</h1>
-        <p>Only the organization&apos;s owners and admins manage its billing webhooks.</p>
+        <h1>Billing</h1>
+        <p>Only the organization&apos;s owners and admins see its billing and manage its webhooks.</p>
       </section>
     );
   }
   return (
     <div className="stack">
       <section className="card">
-        <h1>Billing webhooks</h1>
+        <h1>Billing</h1>
         <p className="muted">
-          Your customers&apos; billing events (orders, subscriptions, refunds, benefits) as the payments platform sends
-          them, forwarded to your endpoints. <Link href="/organization/">Back to the organization</Link>
+          What was bought for this organization, and your customers&apos; billing events (orders, subscriptions,
+          refunds, benefits) as the payments platform sends them, forwarded to your endpoints.{" "}
+          <Link href="/organization/">Back to the organization</Link>
         </p>
       </section>
+      <OrganizationPurchases userId={userId} organizationId={organizationId} />
       <EndpointsSection userId={userId} organizationId={organizationId} />
       <EndpointForm organizationId={organizationId} />
       <EventLog userId={userId} organizationId={organizationId} />

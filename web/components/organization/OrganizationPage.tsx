@@ -123,10 +123,13 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
       <TeamsSection org={org} session={session} abilities={abilities} />
       {abilities.manage ? (
         <section className="card" aria-labelledby="billing-link-title">
-          <h2 id="billing-link-title">Billing webhooks</h2>
-          <p className="muted">Forward your customers&apos; billing events to your own endpoints, and watch every delivery.</p>
+          <h2 id="billing-link-title">Billing</h2>
+          <p className="muted">
+            See what was bought for the organization; forward your customers&apos; billing events to your own endpoints,
+            and watch every delivery.
+          </p>
           <Link className="button button-secondary" href="/organization/billing/">
-            Manage billing webhooks
+            Open billing
           </Link>
         </section>
       ) : null}
