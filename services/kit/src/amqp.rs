@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use futures_util::StreamExt;
+use lapin::PublisherConfirm;
 use lapin::message::Delivery as AmqpDelivery;
 use lapin::options::{
     BasicAckOptions, BasicConsumeOptions, BasicGetOptions, BasicPublishOptions, BasicQosOptions,
@@ -21,7 +22,7 @@ use lapin::{
 use tokio::sync::Mutex;
 
 use crate::bus::{
-    AUDIT_LENGTH, AUDIT_QUEUE, BROKER_TIMEOUT, BusError, Delivery, Message, Topology,
+    AUDIT_LENGTH, AUDIT_QUEUE, BROKER_TIMEOUT, BusError, Delivery, Message, Published, Topology,
 };
 
 /// Header counting how many times a message was tried before.
@@ -151,30 +152,76 @@ impl AmqpBus {
         Ok(())
     }
 
+    /// The publishing channel, opened again when the broker dropped it.
+    async fn channel(
+        &self,
+        guard: &mut Option<(Connection, Channel)>,
+    ) -> Result<Channel, BusError> {
+        if let Some((conn, ch)) = guard.as_ref()
+            && conn.status().connected()
+            && ch.status().connected()
+        {
+            return Ok(ch.clone());
+        }
+        *guard = None;
+        let (conn, ch) = timeout(self.open()).await?;
+        *guard = Some((conn, ch.clone()));
+        Ok(ch)
+    }
+
     pub(crate) async fn publish(&self, message: &Message) -> Result<(), BusError> {
+        let mut published = self.publish_all(std::slice::from_ref(message)).await;
+        match (published.broken, published.settled.pop()) {
+            (Some(error), _) => Err(error),
+            (None, Some(outcome)) => outcome,
+            (None, None) => Err(BusError::Timeout(BROKER_TIMEOUT)),
+        }
+    }
+
+    /// Sends every message on the one publishing channel, in order, and then awaits their
+    /// confirms: the broker confirms the messages of one disk flush together, so a batch costs
+    /// about one flush where one message at a time costs one each.
+    pub(crate) async fn publish_all(&self, messages: &[Message]) -> Published {
         let mut guard = self.publisher.lock().await;
-        let channel = match guard.as_ref() {
-            Some((conn, ch)) if conn.status().connected() && ch.status().connected() => ch.clone(),
-            _ => {
-                *guard = None;
-                let (conn, ch) = timeout(self.open()).await?;
-                *guard = Some((conn, ch.clone()));
-                ch
+        let mut published = Published::default();
+        let channel = match self.channel(&mut guard).await {
+            Ok(channel) => channel,
+            Err(error) => {
+                published.broken = Some(error);
+                return published;
             }
         };
-        let result = timeout(confirmed(
-            &channel,
-            &self.topology.exchange,
-            &message.topic,
-            &message.payload,
-            properties(message, 0, None),
-        ))
-        .await;
-        if matches!(result, Err(ref e) if !e.is_about_the_message()) {
+        let mut sent = Vec::with_capacity(messages.len());
+        for message in messages {
+            let sending = send(
+                &channel,
+                &self.topology.exchange,
+                &message.topic,
+                &message.payload,
+                properties(message, 0, None),
+            );
+            match timeout(sending).await {
+                Ok(confirm) => sent.push((confirm, message.topic.as_str())),
+                Err(error) => {
+                    published.broken = Some(error);
+                    break;
+                }
+            }
+        }
+        for (confirm, topic) in sent {
+            match timeout(settled(confirm, topic)).await {
+                Err(error) if !error.is_about_the_message() => {
+                    published.broken = Some(error);
+                    break;
+                }
+                outcome => published.settled.push(outcome),
+            }
+        }
+        if published.broken.is_some() {
             // Start from a fresh connection next time: the broker may have gone away.
             *guard = None;
         }
-        result
+        published
     }
 
     /// A consumer's own connection on `queue`, with at most `prefetch` unsettled deliveries.
@@ -248,14 +295,15 @@ async fn bind(channel: &Channel, exchange: &str, queue: &str, topic: &str) -> Re
 }
 
 /// Publishes with `mandatory` and waits for the confirm; a returned message is unroutable.
-async fn confirmed(
+/// Sends one mandatory message; the broker's confirm comes later ([`settled`]).
+async fn send(
     channel: &Channel,
     exchange: &str,
     routing_key: &str,
     payload: &[u8],
     properties: BasicProperties,
-) -> Result<(), BusError> {
-    let confirm = channel
+) -> Result<PublisherConfirm, BusError> {
+    Ok(channel
         .basic_publish(
             exchange.into(),
             routing_key.into(),
@@ -266,10 +314,26 @@ async fn confirmed(
             payload,
             properties,
         )
-        .await?;
+        .await?)
+}
+
+/// Sends one message and awaits its confirm.
+async fn confirmed(
+    channel: &Channel,
+    exchange: &str,
+    routing_key: &str,
+    payload: &[u8],
+    properties: BasicProperties,
+) -> Result<(), BusError> {
+    let confirm = send(channel, exchange, routing_key, payload, properties).await?;
+    settled(confirm, routing_key).await
+}
+
+/// What the broker said of one sent message: stored, or returned (no queue took it), or nacked.
+async fn settled(confirm: PublisherConfirm, topic: &str) -> Result<(), BusError> {
     match confirm.await? {
         Confirmation::Ack(Some(_)) | Confirmation::Nack(Some(_)) => {
-            Err(BusError::Unroutable(routing_key.to_string()))
+            Err(BusError::Unroutable(topic.to_string()))
         }
         Confirmation::Nack(None) => Err(BusError::Nacked),
         Confirmation::Ack(None) | Confirmation::NotRequested => Ok(()),

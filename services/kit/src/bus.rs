@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gatehouse_proto::events::{QUEUES, Queue};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 pub use crate::amqp::AmqpBus;
 
@@ -126,6 +126,25 @@ impl Bus {
             Bus::Amqp(amqp) => amqp.publish(message).await,
         }
     }
+
+    /// Publishes `messages` in order, their confirms awaited together.
+    pub async fn publish_all(&self, messages: &[Message]) -> Published {
+        match self {
+            Bus::Memory(memory) => memory.publish_all(messages).await,
+            Bus::Amqp(amqp) => amqp.publish_all(messages).await,
+        }
+    }
+}
+
+/// What [`Bus::publish_all`] made of a batch.
+#[derive(Debug, Default)]
+pub struct Published {
+    /// The outcome of each message from the first on: `Ok` once the broker has it, or a
+    /// refusal of that message ([`BusError::is_about_the_message`]).
+    pub settled: Vec<Result<(), BusError>>,
+    /// The broker's own failure, if one cut the batch short: the messages from
+    /// `settled.len()` on are unconfirmed and must be sent again.
+    pub broken: Option<BusError>,
 }
 
 /// A message handed to a consumer, with how many times it was tried before.
@@ -151,6 +170,17 @@ struct MemoryQueue {
     sender: mpsc::UnboundedSender<MemoryDelivery>,
     receiver: Mutex<Option<mpsc::UnboundedReceiver<MemoryDelivery>>>,
     dead: Mutex<VecDeque<Delivery>>,
+}
+
+/// Waits for every consumer's acknowledgement of one message, within the broker timeout.
+async fn acked(acks: Vec<oneshot::Receiver<()>>) -> Result<(), BusError> {
+    for ack in acks {
+        match tokio::time::timeout(BROKER_TIMEOUT, ack).await {
+            Ok(Ok(())) => {}
+            _ => return Err(BusError::Timeout(BROKER_TIMEOUT)),
+        }
+    }
+    Ok(())
 }
 
 /// The in-process bus of standalone mode.
@@ -192,12 +222,38 @@ impl MemoryBus {
     /// the broker timeout; a consumer that has not started yet makes it time out, and the
     /// relay publishes again later (the consumer's inbox drops the duplicate).
     async fn publish(&self, message: &Message) -> Result<(), BusError> {
+        acked(self.send(message)?).await
+    }
+
+    /// Every message handed to its queues first, then each one's acknowledgements awaited in
+    /// order, so the consumers work on the batch while the relay waits.
+    async fn publish_all(&self, messages: &[Message]) -> Published {
+        let sent: Vec<_> = messages.iter().map(|message| self.send(message)).collect();
+        let mut published = Published::default();
+        for acks in sent {
+            match acks {
+                Ok(acks) => match acked(acks).await {
+                    Ok(()) => published.settled.push(Ok(())),
+                    Err(error) => {
+                        published.broken = Some(error);
+                        break;
+                    }
+                },
+                Err(refused) => published.settled.push(Err(refused)),
+            }
+        }
+        published
+    }
+
+    /// Hands `message` to every queue bound to its topic; the receivers of their
+    /// acknowledgements.
+    fn send(&self, message: &Message) -> Result<Vec<oneshot::Receiver<()>>, BusError> {
         let mut routed = false;
         let mut acks = Vec::new();
         for queue in self.queues.values() {
             if queue.queue.topics.contains(&message.topic.as_str()) {
                 routed = true;
-                let (ack, acked) = tokio::sync::oneshot::channel();
+                let (ack, acked) = oneshot::channel();
                 let delivery = MemoryDelivery {
                     delivery: Delivery {
                         message: message.clone(),
@@ -221,13 +277,7 @@ impl MemoryBus {
         if !routed {
             return Err(BusError::Unroutable(message.topic.clone()));
         }
-        for acked in acks {
-            match tokio::time::timeout(BROKER_TIMEOUT, acked).await {
-                Ok(Ok(())) => {}
-                _ => return Err(BusError::Timeout(BROKER_TIMEOUT)),
-            }
-        }
-        Ok(())
+        Ok(acks)
     }
 
     fn queue(&self, name: &str) -> Result<&MemoryQueue, BusError> {

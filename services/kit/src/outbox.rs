@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use gatehouse_proto::events::Event;
+use sea_query::{Alias, Expr};
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument as _;
 
 use crate::bus::{Bus, BusError, Message};
 use crate::db::{Backend, Db, DbError, Query, query};
@@ -197,18 +197,17 @@ async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, 
     let claimed_at = std::time::Instant::now();
     let rows = claim(db, config, ids::now()).await?;
     let claimed = rows.len();
-    let mut rows = rows.into_iter();
-    while let Some(row) = rows.next() {
-        // Past half the lease another relay may soon claim these rows: hand the rest back.
-        if claimed_at.elapsed() > config.lease / 2 {
-            let ids: Vec<String> = std::iter::once(row.id).chain(rows.map(|r| r.id)).collect();
-            release(db, &ids).await?;
-            return Ok(0);
-        }
+    if claimed == 0 {
+        return Ok(0);
+    }
+    // Each publish is a producer span in the trace that enqueued the event, and the consumer's
+    // span becomes its child: one trace from the request to every consumer. The spans stay
+    // open until the batch is confirmed.
+    let mut spans = Vec::with_capacity(claimed);
+    let mut messages = Vec::with_capacity(claimed);
+    for row in &rows {
         let stored: BTreeMap<String, String> =
             serde_json::from_str(&row.headers).unwrap_or_default();
-        // The publish is a producer span in the trace that enqueued the event, and the
-        // consumer's span becomes its child: one trace from the request to every consumer.
         let span = tracing::info_span!(
             "publish",
             otel.kind = "producer",
@@ -221,33 +220,64 @@ async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, 
         } else {
             stored
         };
-        let message = Message {
+        messages.push(Message {
             id: row.id.clone(),
             topic: row.topic.clone(),
-            payload: row.payload,
+            payload: row.payload.clone(),
             headers,
-        };
-        match bus.publish(&message).instrument(span).await {
+        });
+        spans.push(span);
+    }
+    // One batch: sent together, confirmed together, marked published in one statement.
+    let published = bus.publish_all(&messages).await;
+    drop(spans);
+    let settled = published.settled.len();
+    let mut done = Vec::with_capacity(settled);
+    for (row, outcome) in rows.iter().zip(published.settled) {
+        match outcome {
             Ok(()) => {
-                query("UPDATE outbox SET published_at = $1, claimed_until = NULL WHERE id = $2")
-                    .bind(ids::now())
-                    .bind(row.id.as_str())
-                    .execute(db)
-                    .await?;
-                metrics::counter!("outbox_published_total", "topic" => row.topic).increment(1);
+                metrics::counter!("outbox_published_total", "topic" => row.topic.clone())
+                    .increment(1);
+                done.push(row.id.as_str());
             }
-            Err(error) if error.is_about_the_message() => {
-                refuse(db, config, &row.id, &row.topic, row.attempts + 1, &error).await?;
-            }
-            Err(error) => {
-                // The broker is unreachable: every claimed row waits, none is counted.
-                let ids: Vec<String> = std::iter::once(row.id).chain(rows.map(|r| r.id)).collect();
-                release(db, &ids).await?;
-                return Err(error.into());
-            }
+            Err(error) => refuse(db, config, &row.id, &row.topic, row.attempts + 1, &error).await?,
         }
     }
+    mark_published(db, &done).await?;
+    if let Some(error) = published.broken {
+        // The broker is unreachable: every unconfirmed row waits, none is counted.
+        let rest: Vec<String> = rows[settled..].iter().map(|row| row.id.clone()).collect();
+        release(db, &rest).await?;
+        return Err(error.into());
+    }
+    if claimed_at.elapsed() > config.lease / 2 {
+        // Slower than the lease allows: another relay may have claimed these rows meanwhile,
+        // and published them again (consumers drop the duplicates). Worth a word in the log.
+        tracing::warn!(
+            rows = claimed,
+            elapsed_ms = claimed_at.elapsed().as_millis() as u64,
+            "outbox batch took past half its lease"
+        );
+    }
     Ok(claimed)
+}
+
+/// Marks the rows published, in one statement.
+async fn mark_published(db: &Db, ids: &[&str]) -> Result<(), DbError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let mut statement = sea_query::Query::update();
+    statement
+        .table(Alias::new("outbox"))
+        .value(Alias::new("published_at"), ids::now())
+        .value(Alias::new("claimed_until"), Option::<DateTime<Utc>>::None)
+        .and_where(sea_query::ExprTrait::is_in(
+            Expr::col(Alias::new("id")),
+            ids.iter().copied(),
+        ));
+    db.build(&statement).execute(db).await?;
+    Ok(())
 }
 
 /// Counts a refusal against the row: retried later, or parked after the last attempt.
