@@ -127,17 +127,12 @@ pub mod events {
         topics: &["mail.requested"],
     };
 
-    /// The billing-webhook service projects every stored webhook event (customers, their state,
-    /// subscriptions, orders, refunds, benefit grants).
-    pub const BILLING_PROJECTIONS: Queue = Queue {
-        name: "billing-webhook.projections",
-        topics: &["billing.event-received"],
-    };
-
-    /// The billing-webhook service fans every stored webhook event out to the endpoints that
-    /// take it: one delivery row per endpoint, each owed an attempt.
-    pub const BILLING_FAN_OUT: Queue = Queue {
-        name: "billing-webhook.fan-out",
+    /// The billing-webhook service handles every stored webhook event in one transaction: it
+    /// files the event's entity in the projections (customers, their state, subscriptions,
+    /// orders, refunds, benefit grants) and fans it out to the endpoints that take it (one
+    /// delivery row per endpoint, each owed an attempt).
+    pub const BILLING_EVENTS: Queue = Queue {
+        name: "billing-webhook.events",
         topics: &["billing.event-received"],
     };
 
@@ -154,8 +149,7 @@ pub mod events {
         SESSION_ORGANIZATION_EVENTS,
         MAILER_MAIL_REQUESTS,
         ORGANIZATION_USER_EVENTS,
-        BILLING_PROJECTIONS,
-        BILLING_FAN_OUT,
+        BILLING_EVENTS,
         BILLING_DELIVERIES,
     ];
 }

@@ -1,7 +1,7 @@
-//! The fan-out (queue `billing-webhook.fan-out`): for every stored event, one pending delivery
-//! per enabled endpoint that takes it, and a `billing.delivery-due` for each — written in the
-//! consumer's transaction, so an event is fanned out exactly once and no delivery is lost
-//! between the two.
+//! The fan-out: for every stored event, one pending delivery per enabled endpoint that takes
+//! it, and a `billing.delivery-due` for each — written in the transaction of the event's
+//! consumer ([`crate::stored_events`]), so an event is fanned out exactly once and no delivery
+//! is lost between the two.
 //!
 //! Which endpoints take an event: those whose type filter names it (or is empty), of an
 //! organization the event belongs to. An event belongs to the organization its entity names as
@@ -10,17 +10,14 @@
 //! endpoints take every event. An organization never receives another's customers' events.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::bus::Message;
-use gatehouse_kit::consumer::{Handler, HandlerFuture};
-use gatehouse_kit::db::{DbError, Tx, query};
+use gatehouse_kit::db::{DbError, Tx};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::Event;
-use gatehouse_proto::events::v1::{BillingDeliveryDue, BillingEventReceived};
-use prost::Message as _;
+use gatehouse_proto::events::v1::BillingDeliveryDue;
 
 use crate::delivery::store as deliveries;
 use crate::endpoint::{self, Endpoint};
+use crate::intake::store::ReceivedEvent;
 
 pub struct FanOut {
     pub platform_organizations: Vec<String>,
@@ -58,41 +55,27 @@ pub async fn deliver(
     Ok(Some(id))
 }
 
-impl Handler for FanOut {
-    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
-        Box::pin(async move {
-            if message.topic != BillingEventReceived::TOPIC {
-                return Ok(());
+impl FanOut {
+    /// One delivery for each endpoint that takes `stored`, in `tx`; how many.
+    pub async fn fan_out(&self, tx: &mut Tx, stored: &ReceivedEvent) -> Result<usize, DbError> {
+        if stored.event_type.is_empty() {
+            // Unreadable: kept for people to look at, sent to no one.
+            return Ok(0);
+        }
+        let now = ids::now();
+        let mut sent = 0usize;
+        for endpoint in endpoint::store::enabled(&mut *tx).await? {
+            if self.receives(
+                &endpoint,
+                &stored.event_type,
+                stored.organization_id.as_deref(),
+            ) && deliver(tx, &stored.id, &endpoint.id, now).await?.is_some()
+            {
+                sent += 1;
             }
-            let received = BillingEventReceived::decode(message.payload.as_slice())?;
-            if received.event_type.is_empty() {
-                // Unreadable: kept for people to look at, sent to no one.
-                return Ok(());
-            }
-            // The organization the intake read from the entity's `metadata.referenceId`.
-            let stored: Option<(Option<String>,)> =
-                query("SELECT organization_id FROM received_events WHERE id = $1")
-                    .bind(received.event_id.as_str())
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            let Some((reference,)) = stored else {
-                tracing::warn!(event_id = %received.event_id, "event to fan out is not stored");
-                return Ok(());
-            };
-            let now = ids::now();
-            let mut sent = 0usize;
-            for endpoint in endpoint::store::enabled(&mut *tx).await? {
-                if self.receives(&endpoint, &received.event_type, reference.as_deref())
-                    && deliver(tx, &received.event_id, &endpoint.id, now)
-                        .await?
-                        .is_some()
-                {
-                    sent += 1;
-                }
-            }
-            tracing::debug!(event_id = %received.event_id, endpoints = sent, "fanned out");
-            Ok(())
-        })
+        }
+        tracing::debug!(event_id = %stored.id, endpoints = sent, "fanned out");
+        Ok(sent)
     }
 }
 

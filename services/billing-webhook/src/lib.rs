@@ -13,6 +13,7 @@ pub mod fan_out;
 pub mod intake;
 pub mod polar;
 pub mod projection;
+pub mod stored_events;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +22,7 @@ use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_kit::worker::{Schedule, Worker};
-use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_FAN_OUT, BILLING_PROJECTIONS};
+use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS};
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
@@ -46,6 +47,13 @@ pub const SERVICE: ServicePart = ServicePart {
     start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
 };
 
+/// Stored events handled at once. Neither step depends on the order events come in: a
+/// projection files an entity only over an older state of it, and an event fans out to each
+/// endpoint once (the inbox, and one delivery per event and endpoint). At once, the consumer
+/// does not wait on one database round trip at a time while the intake takes thousands a
+/// second.
+const EVENT_CONCURRENCY: u16 = 8;
+
 async fn start(
     db: Db,
     context: Context,
@@ -53,21 +61,16 @@ async fn start(
 ) -> Result<GrpcServices, BoxError> {
     let config = BillingWebhookConfig::from_env(&context.env)?;
     Consumer {
-        queue: BILLING_PROJECTIONS.name,
+        queue: BILLING_EVENTS.name,
         db: db.clone(),
         bus: context.bus.clone(),
-        handler: Arc::new(projection::events::Projections),
-        retry: RetryPolicy::default(),
-    }
-    .spawn(shutdown.clone());
-    Consumer {
-        queue: BILLING_FAN_OUT.name,
-        db: db.clone(),
-        bus: context.bus.clone(),
-        handler: Arc::new(fan_out::FanOut {
-            platform_organizations: config.fan_out.platform_organizations.clone(),
+        handler: Arc::new(stored_events::StoredEvents {
+            fan_out: fan_out::FanOut {
+                platform_organizations: config.fan_out.platform_organizations.clone(),
+            },
         }),
         retry: RetryPolicy::default(),
+        concurrency: EVENT_CONCURRENCY,
     }
     .spawn(shutdown.clone());
     // reqwest's own message ("builder error") names no cause.

@@ -13,6 +13,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
+use futures_util::stream::FuturesUnordered;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -42,12 +44,19 @@ impl Default for RetryPolicy {
     }
 }
 
+/// Deliveries the broker hands a consumer ahead of the one it handles.
+const PREFETCH: u16 = 16;
+
 pub struct Consumer {
     pub queue: &'static str,
     pub db: Db,
     pub bus: Bus,
     pub handler: Arc<dyn Handler>,
     pub retry: RetryPolicy,
+    /// Deliveries handled at once. 1 keeps the queue's order; more suits a handler whose
+    /// writes do not depend on the order events come in (each in its own transaction), and
+    /// keeps a consumer from waiting on one database round trip at a time.
+    pub concurrency: u16,
 }
 
 /// How one delivery ended.
@@ -69,53 +78,69 @@ impl Consumer {
     }
 
     async fn run(&self, shutdown: &CancellationToken) -> Result<(), BusError> {
+        let limit = usize::from(self.concurrency.max(1));
         match &self.bus {
             Bus::Memory(memory) => {
+                let mut running = FuturesUnordered::new();
                 let mut receiver = memory.take_receiver(self.queue)?;
                 loop {
-                    let received = tokio::select! {
-                        received = receiver.recv() => received,
-                        _ = shutdown.cancelled() => None,
-                    };
-                    let Some(MemoryDelivery { delivery, ack }) = received else {
-                        break;
-                    };
-                    match self.process(&delivery).await {
-                        Outcome::Handled | Outcome::Duplicate => {}
-                        Outcome::Retry(delay) => {
-                            let mut again = delivery;
-                            again.attempt += 1;
-                            memory.retry_later(self.queue, again, delay);
+                    tokio::select! {
+                        received = receiver.recv(), if running.len() < limit => {
+                            let Some(MemoryDelivery { delivery, ack }) = received else { break };
+                            running.push(async move {
+                                let outcome = self.process(&delivery).await;
+                                (delivery, ack, outcome)
+                            });
                         }
-                        Outcome::Dead(_) => memory.dead_letter(self.queue, delivery),
-                    }
-                    // The first attempt is over: the publisher may mark its row published.
-                    if let Some(ack) = ack {
-                        let _ = ack.send(());
+                        Some((delivery, ack, outcome)) = running.next(), if !running.is_empty() => {
+                            match outcome {
+                                Outcome::Handled | Outcome::Duplicate => {}
+                                Outcome::Retry(delay) => {
+                                    let mut again: Delivery = delivery;
+                                    again.attempt += 1;
+                                    memory.retry_later(self.queue, again, delay);
+                                }
+                                Outcome::Dead(_) => memory.dead_letter(self.queue, delivery),
+                            }
+                            if let Some(ack) = ack {
+                                let _ = ack.send(());
+                            }
+                        }
+                        _ = shutdown.cancelled() => break,
                     }
                 }
                 memory.return_receiver(self.queue, receiver);
                 Ok(())
             }
             Bus::Amqp(amqp) => {
-                let mut subscription = amqp.subscribe(self.queue, 16).await?;
+                let prefetch = self.concurrency.max(PREFETCH);
+                let mut subscription = amqp.subscribe(self.queue, prefetch).await?;
+                let mut running = FuturesUnordered::new();
                 tracing::info!(queue = self.queue, "consuming");
                 loop {
-                    let next = tokio::select! {
-                        next = subscription.next() => next,
+                    tokio::select! {
+                        next = subscription.next(), if running.len() < limit => {
+                            let Some((delivery, acker)) = next else { break };
+                            running.push(async move {
+                                let outcome = self.process(&delivery).await;
+                                (delivery, acker, outcome)
+                            });
+                        }
+                        Some((delivery, acker, outcome)) = running.next(), if !running.is_empty() => {
+                            match outcome {
+                                Outcome::Handled | Outcome::Duplicate => subscription.ack(&acker).await?,
+                                Outcome::Retry(delay) => {
+                                    subscription.retry(&acker, &delivery, delay).await?
+                                }
+                                Outcome::Dead(error) => {
+                                    subscription.dead_letter(&acker, &delivery, &error).await?
+                                }
+                            }
+                        }
                         _ = shutdown.cancelled() => return Ok(()),
-                    };
-                    let Some((delivery, acker)) = next else { break };
-                    match self.process(&delivery).await {
-                        Outcome::Handled | Outcome::Duplicate => subscription.ack(&acker).await?,
-                        Outcome::Retry(delay) => {
-                            subscription.retry(&acker, &delivery, delay).await?
-                        }
-                        Outcome::Dead(error) => {
-                            subscription.dead_letter(&acker, &delivery, &error).await?
-                        }
                     }
                 }
+                // Deliveries still being handled are redelivered on the next connection.
                 Err(BusError::Timeout(Duration::ZERO))
             }
         }

@@ -69,6 +69,7 @@ async fn start(
             queued: queued.clone(),
         }),
         retry: RetryPolicy::default(),
+        concurrency: 1,
     }
     .spawn(shutdown.clone());
     let sending = delivery::Delivery {

@@ -88,6 +88,7 @@ async fn start(
         bus: context.bus.clone(),
         handler: Arc::new(member::events::UserEvents),
         retry: RetryPolicy::default(),
+        concurrency: 1,
     }
     .spawn(shutdown);
     let capabilities = capabilities(db, &context)?;

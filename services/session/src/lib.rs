@@ -74,6 +74,7 @@ async fn start(
             cache: sessions.cache().clone(),
         }),
         retry: RetryPolicy::default(),
+        concurrency: 1,
     }
     .spawn(shutdown.clone());
     Consumer {
@@ -84,6 +85,7 @@ async fn start(
             cache: sessions.cache().clone(),
         }),
         retry: RetryPolicy::default(),
+        concurrency: 1,
     }
     .spawn(shutdown);
     Ok(GrpcServices::new().serve(session::grpc::server(sessions)))

@@ -29,6 +29,8 @@ pub struct ReceivedEvent {
     pub api_version: Option<String>,
     pub body: Vec<u8>,
     pub received_at: DateTime<Utc>,
+    /// The organization it belongs to (its entity's `metadata.referenceId`).
+    pub organization_id: Option<String>,
 }
 
 /// Stores `event` unless its `webhook-id` is stored already, and with a new one its
@@ -111,8 +113,8 @@ pub async fn insert_test(
 
 pub async fn find(on: impl Executor, id: &str) -> Result<Option<ReceivedEvent>, DbError> {
     query(
-        "SELECT id, webhook_id, event_type, event_timestamp, api_version, body, received_at \
-         FROM received_events WHERE id = $1",
+        "SELECT id, webhook_id, event_type, event_timestamp, api_version, body, received_at, \
+         organization_id FROM received_events WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(on)

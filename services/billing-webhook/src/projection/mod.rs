@@ -5,12 +5,44 @@
 //! customer's `modified_at` while the subscriptions in it change. An older event, or the same
 //! one again, changes nothing; events may arrive in any order and more than once.
 
-pub mod events;
 pub mod store;
 
+use gatehouse_kit::db::{DbError, Tx};
 use serde_json::Value;
 
+use crate::intake::store::ReceivedEvent;
 use crate::polar::{self, Envelope, Timestamp};
+
+/// Files the entity `stored` carries, in `tx`. A body that does not match its model is logged
+/// and left stored (retrying would not change it); an unknown event type has nothing to file.
+pub async fn project(tx: &mut Tx, stored: &ReceivedEvent) -> Result<(), DbError> {
+    let event_id = stored.id.as_str();
+    let value: Value = match serde_json::from_slice(&stored.body) {
+        Ok(value) => value,
+        Err(error) => {
+            tracing::warn!(%event_id, %error, "stored webhook body is not JSON; not projected");
+            return Ok(());
+        }
+    };
+    let data = value.get("data").cloned().unwrap_or_default();
+    let envelope = match Envelope::from_value(value) {
+        Ok(envelope) => envelope,
+        Err(error) => {
+            tracing::warn!(%event_id, %error, "stored webhook does not match its model; not projected");
+            return Ok(());
+        }
+    };
+    match entity(event_id, &envelope, &data) {
+        Some(entity) => {
+            let changed = store::upsert(&mut *tx, &entity).await?;
+            tracing::debug!(%event_id, kind = entity.kind, id = %entity.id, changed, "projected");
+        }
+        None => {
+            tracing::info!(%event_id, event_type = envelope.event_type(), "nothing to project")
+        }
+    }
+    Ok(())
+}
 
 /// One entity as an event left it: the row [`store::upsert`] files.
 #[derive(Clone, Debug, PartialEq)]

@@ -130,6 +130,7 @@ impl Billing {
             bus: context.bus.clone(),
             handler: Arc::new(mailbox.clone()),
             retry: RetryPolicy::default(),
+            concurrency: 1,
         }
         .spawn(shutdown.clone());
         tokio::spawn(gatehouse_billing_webhook::SERVICE.run(context, listener, shutdown.clone()));

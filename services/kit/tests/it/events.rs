@@ -180,6 +180,7 @@ impl Collector {
             bus: bus.clone(),
             handler: recorder.clone(),
             retry: fast_retries(),
+            concurrency: 1,
         }
         .spawn(shutdown.clone());
         Self {
@@ -271,6 +272,7 @@ async fn in_process_consumers_retry_dedupe_and_dead_letter(#[case] backend: Back
         bus: bus.clone(),
         handler: recorder.clone(),
         retry: fast_retries(),
+        concurrency: 1,
     }
     .spawn(shutdown.clone());
     let handled = eventually(Duration::from_secs(5), || async {
@@ -348,6 +350,7 @@ async fn rabbitmq_keeps_events_for_a_consumer_that_is_down_and_dead_letters_fail
         bus: bus.clone(),
         handler: recorder.clone(),
         retry: fast_retries(),
+        concurrency: 1,
     }
     .spawn(shutdown.clone());
     let handled = eventually(Duration::from_secs(15), || async {
@@ -383,5 +386,90 @@ async fn rabbitmq_keeps_events_for_a_consumer_that_is_down_and_dead_letters_fail
     })
     .await;
     assert!(handled.is_some(), "handled after the replay");
+    shutdown.cancel();
+}
+
+/// Holds every call until `width` calls are in flight at once; a call that waits longer fails.
+struct Gate {
+    barrier: tokio::sync::Barrier,
+    calls: AtomicUsize,
+}
+
+impl Handler for Gate {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            tokio::time::timeout(Duration::from_secs(5), self.barrier.wait())
+                .await
+                .map_err(|_| "the other deliveries were not handled at the same time")?;
+            query("INSERT INTO handled (event_id) VALUES ($1)")
+                .bind(message.id.as_str())
+                .execute(tx)
+                .await?;
+            Ok(())
+        })
+    }
+}
+
+#[rstest]
+#[case::in_process("memory://")]
+#[case::rabbitmq(RABBITMQ)]
+#[tokio::test]
+async fn a_batch_is_confirmed_message_by_message_and_a_wide_consumer_handles_it_at_once(
+    #[case] url: &str,
+) {
+    let (db, _database) = consumer_db(Backend::Postgres).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology(url, topology(queue)).unwrap();
+    let message = |id: &str, topic: &str| Message {
+        id: id.into(),
+        topic: topic.into(),
+        payload: Vec::new(),
+        headers: Default::default(),
+    };
+    const WIDTH: usize = 4;
+    let gate = Arc::new(Gate {
+        barrier: tokio::sync::Barrier::new(WIDTH),
+        calls: AtomicUsize::new(0),
+    });
+    let shutdown = CancellationToken::new();
+    Consumer {
+        queue: queue.name,
+        db: db.clone(),
+        bus: bus.clone(),
+        handler: gate.clone(),
+        retry: fast_retries(),
+        concurrency: WIDTH as u16,
+    }
+    .spawn(shutdown.clone());
+
+    // One refused message in the middle of a batch is that message's failure alone.
+    let mut batch: Vec<Message> = (0..WIDTH)
+        .map(|n| message(&format!("wide-{n}"), "user.updated"))
+        .collect();
+    batch.insert(2, message("nobody", "nobody.listens"));
+    let published = eventually(Duration::from_secs(15), || async {
+        // The in-process bus confirms once a consumer has handled the message: the consumer
+        // may still be subscribing on the first try.
+        let published = bus.publish_all(&batch).await;
+        published.broken.is_none().then_some(published)
+    })
+    .await
+    .expect("the broker confirmed the batch");
+    let outcomes: Vec<bool> = published.settled.iter().map(Result::is_ok).collect();
+    assert_eq!(outcomes, [true, true, false, true, true], "{url}");
+    assert!(matches!(published.settled[2], Err(BusError::Unroutable(_))));
+
+    // Every one handled, each on its first call: all four were in flight together.
+    let handled = eventually(Duration::from_secs(15), || async {
+        (handled_rows(&db).await == WIDTH as i64).then_some(())
+    })
+    .await;
+    assert!(handled.is_some(), "{url}: every delivery handled");
+    assert_eq!(
+        gate.calls.load(Ordering::SeqCst),
+        WIDTH,
+        "{url}: none retried"
+    );
     shutdown.cancel();
 }

@@ -1,0 +1,39 @@
+//! The consumer of stored webhook events (queue `billing-webhook.events`): each
+//! `billing.event-received` reads its stored event once, files its entity in the projections
+//! and fans it out to the endpoints that take it, all in the consumer's transaction. One
+//! consumer for both, rather than one each: every event is one broker delivery and one
+//! transaction, not two.
+
+use gatehouse_kit::bus::Message;
+use gatehouse_kit::consumer::{Handler, HandlerFuture};
+use gatehouse_kit::db::Tx;
+use gatehouse_proto::events::Event;
+use gatehouse_proto::events::v1::BillingEventReceived;
+use prost::Message as _;
+
+use crate::fan_out::FanOut;
+use crate::intake::store as received;
+use crate::projection;
+
+pub struct StoredEvents {
+    pub fan_out: FanOut,
+}
+
+impl Handler for StoredEvents {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            if message.topic != BillingEventReceived::TOPIC {
+                tracing::debug!(topic = %message.topic, "not an event this queue handles");
+                return Ok(());
+            }
+            let event_id = BillingEventReceived::decode(message.payload.as_slice())?.event_id;
+            let Some(stored) = received::find(&mut *tx, &event_id).await? else {
+                tracing::warn!(%event_id, "billing.event-received for an event not stored");
+                return Ok(());
+            };
+            projection::project(tx, &stored).await?;
+            self.fan_out.fan_out(tx, &stored).await?;
+            Ok(())
+        })
+    }
+}
