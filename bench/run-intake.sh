@@ -2,7 +2,8 @@
 # The billing webhook intake under load (issue 12's target: >= 2000 events/s stored on
 # PostgreSQL): N distinct signed deliveries of the order.paid fixture (3.4 kB), wrk
 # -t$THREADS -c$CONNS, each delivery verified, stored durably and answered 202. Counts the rows
-# stored afterwards.
+# stored afterwards; distributed, also how long the rest (outbox relay to RabbitMQ, projection
+# and fan-out) takes after wrk stops to catch up with every stored event.
 # - MODE=standalone (default): `gatehouse standalone`, SQLite (synchronous=FULL).
 # - MODE=distributed: `gatehouse billing-webhook` on a fresh PostgreSQL database and RabbitMQ,
 #   behind `gatehouse gateway` (the other parts are not needed for the intake).
@@ -67,3 +68,19 @@ done
 DELIVERIES="$WORK/deliveries.tsv" THREADS="$THREADS" wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency \
   -s "$HERE/intake.lua" "http://127.0.0.1:$PORT/api/billing/webhooks" | tee "$WORK/wrk.txt"
 echo "mode $MODE: stored events: $(count) of $N signed deliveries"
+if [ "$MODE" = distributed ]; then
+  # Each stored event is one outbox row and one inbox row (the billing-webhook.events consumer).
+  behind() {
+    psql "$PG/$DB" -Atc "SELECT (SELECT COUNT(*) FROM outbox WHERE published_at IS NULL) || ' ' || \
+      (SELECT COUNT(*) FROM received_events) - (SELECT COUNT(*) FROM inbox)"
+  }
+  start=$(date +%s.%N)
+  read -r unpublished unconsumed < <(behind)
+  echo "when wrk stopped: $unpublished events not yet published, $unconsumed consumptions to go"
+  for _ in $(seq 1 1200); do
+    read -r unpublished unconsumed < <(behind)
+    [ "$unpublished" = 0 ] && [ "$unconsumed" = 0 ] && break
+    sleep 0.25
+  done
+  echo "caught up after $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)") s (left: $unpublished unpublished, $unconsumed unconsumed)"
+fi
