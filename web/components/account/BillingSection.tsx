@@ -4,7 +4,7 @@ import { billing, type CustomerBilling } from "@/lib/billing";
 import { describe, unwrap, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { keys } from "@/lib/session";
-import { describeSubscription } from "../billing/describe";
+import { SubscriptionList } from "../billing/SubscriptionList";
 
 /** The signed-in user's subscriptions, granted benefits and meters, as the payments platform last told them. */
 export function BillingSection({ userId }: { userId: string }) {
@@ -31,20 +31,7 @@ export function BillingSection({ userId }: { userId: string }) {
       ) : (
         <>
           <h3>Subscriptions</h3>
-          {subscriptions.length > 0 ? (
-            <ul className="list">
-              {subscriptions.map((s) => (
-                <li key={s.id} className="list-row" data-testid="subscription-row">
-                  <div>
-                    <strong>{s.product?.name ?? "Subscription"}</strong> <span className="muted">({s.status})</span>
-                    <p className="muted">{describeSubscription(s)}</p>
-                  </div>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p className="empty">No active subscription.</p>
-          )}
+          <SubscriptionList subscriptions={subscriptions} empty="No active subscription." testId="subscription-row" />
           <h3>Benefits</h3>
           {benefits.length > 0 ? (
             <ul className="list">

@@ -4,7 +4,8 @@ import { billing, type OrganizationBilling } from "@/lib/billing";
 import { describe, unwrap, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { keys } from "@/lib/session";
-import { describeOrder, describeSubscription } from "./describe";
+import { describeOrder } from "./describe";
+import { SubscriptionList } from "./SubscriptionList";
 
 /** What was bought for the organization: its subscriptions, orders and the benefits they grant. */
 export function OrganizationPurchases({ userId, organizationId }: { userId: string; organizationId: string }) {
@@ -33,20 +34,7 @@ export function OrganizationPurchases({ userId, organizationId }: { userId: stri
       ) : (
         <>
           <h3>Subscriptions</h3>
-          {subscriptions.length > 0 ? (
-            <ul className="list">
-              {subscriptions.map((s) => (
-                <li key={s.id} className="list-row" data-testid="organization-subscription-row">
-                  <div>
-                    <strong>{s.product?.name ?? "Subscription"}</strong> <span className="muted">({s.status})</span>
-                    <p className="muted">{describeSubscription(s)}</p>
-                  </div>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p className="empty">No subscription.</p>
-          )}
+          <SubscriptionList subscriptions={subscriptions} empty="No subscription." testId="organization-subscription-row" />
           <h3>Orders</h3>
           {orders.length > 0 ? (
             <ul className="list">

@@ -1,0 +1,19 @@
+import type { SubscriptionJson } from "@/lib/billing";
+import { describeSubscription } from "./describe";
+
+/** Subscriptions as the account and organization billing sections list them: product, status, price and renewal. */
+export function SubscriptionList({ subscriptions, empty, testId }: { subscriptions: SubscriptionJson[]; empty: string; testId: string }) {
+  if (subscriptions.length === 0) return <p className="empty">{empty}</p>;
+  return (
+    <ul className="list">
+      {subscriptions.map((s) => (
+        <li key={s.id} className="list-row" data-testid={testId}>
+          <div>
+            <strong>{s.product?.name ?? "Subscription"}</strong> <span className="muted">({s.status})</span>
+            <p className="muted">{describeSubscription(s)}</p>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
