@@ -180,6 +180,59 @@ impl Db {
         build(self.backend(), statement)
     }
 
+    /// Runs `insert` — an `INSERT … ON CONFLICT DO NOTHING` without `RETURNING` — and writes
+    /// `event` to the outbox only if it inserted a row, atomically; returns whether it did.
+    /// On PostgreSQL it is one statement (the INSERT as a data-modifying CTE, the outbox row
+    /// selected from what it returned): one round trip where a transaction takes four, for a
+    /// write that must be quick (an intake acknowledged only once stored). SQLite, which has
+    /// no data-modifying CTEs, runs the two in a transaction.
+    pub async fn insert_with_event(
+        &self,
+        insert: Query,
+        event: &OutboxEvent,
+    ) -> Result<bool, DbError> {
+        match self.backend() {
+            Backend::Postgres => {
+                let n = insert.args.len();
+                let sql = format!(
+                    "WITH inserted AS ({} RETURNING 1) INSERT INTO outbox ({}) \
+                     SELECT ${}, ${}, ${}, ${}, ${}, ${} FROM inserted",
+                    insert.sql,
+                    crate::outbox::COLUMNS,
+                    n + 1,
+                    n + 2,
+                    n + 3,
+                    n + 4,
+                    n + 5,
+                    n + 5,
+                );
+                let combined = Query {
+                    sql: Cow::Owned(sql),
+                    args: insert.args,
+                }
+                .bind(event.id.as_str())
+                .bind(event.topic)
+                .bind(event.payload.clone())
+                .bind(event.headers.as_str())
+                .bind(event.created_at);
+                let inserted = combined.execute(self).await? > 0;
+                if inserted {
+                    self.outbox.notify();
+                }
+                Ok(inserted)
+            }
+            Backend::Sqlite => {
+                let mut tx = self.begin().await?;
+                let inserted = insert.execute(&mut tx).await? > 0;
+                if inserted {
+                    tx.enqueue(event).await?;
+                }
+                tx.commit().await?;
+                Ok(inserted)
+            }
+        }
+    }
+
     /// Renders a SELECT that has no LIMIT or OFFSET of its own as one page of it. On SQLite
     /// the LIMIT is written into the statement: SQLite plans with a bound LIMIT's value, which
     /// makes it prepare a statement with `LIMIT ?` again on every run; a page size takes few

@@ -49,6 +49,10 @@ impl OutboxEvent {
     }
 }
 
+/// The columns an event is written to, in the order [`insert`] and
+/// [`Db::insert_with_event`](crate::db::Db::insert_with_event) bind them (`created_at` twice).
+pub(crate) const COLUMNS: &str = "id, topic, payload, headers, created_at, next_attempt_at";
+
 /// The statement that writes `event` (run by [`Tx::enqueue`](crate::db::Tx::enqueue)).
 pub(crate) fn insert(event: &OutboxEvent) -> Query {
     query(

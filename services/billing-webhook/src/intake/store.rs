@@ -34,16 +34,16 @@ pub struct ReceivedEvent {
 }
 
 /// Stores `event` unless its `webhook-id` is stored already, and with a new one its
-/// `billing.event-received` in the outbox, in one transaction. Returns the id of the row that
-/// holds that `webhook-id` and whether it was there before (a retry or a redelivery).
-/// Committed when it returns: the caller may answer 2xx.
+/// `billing.event-received` in the outbox, atomically (on PostgreSQL in one statement: the
+/// sender waits for this). Returns the id of the row that holds that `webhook-id` and whether
+/// it was there before (a retry or a redelivery). Committed when it returns: the caller may
+/// answer 2xx.
 pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbError> {
-    let mut tx = db.begin().await?;
-    let inserted: Option<(String,)> = query(
+    let insert = query(
         "INSERT INTO received_events \
          (id, webhook_id, event_type, event_timestamp, api_version, body, received_at, \
          organization_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-         ON CONFLICT (webhook_id) DO NOTHING RETURNING id",
+         ON CONFLICT (webhook_id) DO NOTHING",
     )
     .bind(event.id)
     .bind(event.webhook_id)
@@ -52,28 +52,19 @@ pub async fn insert(db: &Db, event: &NewEvent<'_>) -> Result<(String, bool), DbE
     .bind(event.api_version)
     .bind(event.body.to_vec())
     .bind(event.received_at)
-    .bind(event.organization_id)
-    .fetch_optional(&mut tx)
-    .await?;
-    let stored = match inserted {
-        Some((id,)) => {
-            tx.enqueue(&OutboxEvent::new(&BillingEventReceived {
-                event_id: id.clone(),
-                event_type: event.event_type.to_string(),
-            }))
-            .await?;
-            (id, false)
-        }
-        None => {
-            let (id,): (String,) = query("SELECT id FROM received_events WHERE webhook_id = $1")
-                .bind(event.webhook_id)
-                .fetch_one(&mut tx)
-                .await?;
-            (id, true)
-        }
-    };
-    tx.commit().await?;
-    Ok(stored)
+    .bind(event.organization_id);
+    let received = OutboxEvent::new(&BillingEventReceived {
+        event_id: event.id.to_string(),
+        event_type: event.event_type.to_string(),
+    });
+    if db.insert_with_event(insert, &received).await? {
+        return Ok((event.id.to_string(), false));
+    }
+    let (id,): (String,) = query("SELECT id FROM received_events WHERE webhook_id = $1")
+        .bind(event.webhook_id)
+        .fetch_one(db)
+        .await?;
+    Ok((id, true))
 }
 
 /// Where a stored event came from.

@@ -473,3 +473,41 @@ async fn a_batch_is_confirmed_message_by_message_and_a_wide_consumer_handles_it_
     );
     shutdown.cancel();
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn an_insert_with_its_event_writes_the_event_only_when_it_inserted(#[case] backend: Backend) {
+    let (db, _database) = consumer_db(backend).await;
+    let insert = |id: &str| {
+        query("INSERT INTO handled (event_id) VALUES ($1) ON CONFLICT (event_id) DO NOTHING")
+            .bind(id.to_string())
+    };
+    let event = |user: &str| {
+        OutboxEvent::new(&UserUpdated {
+            user_id: user.into(),
+            ..Default::default()
+        })
+    };
+    assert!(
+        db.insert_with_event(insert("a"), &event("u1"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(outbox::pending(&db).await.unwrap(), 1, "{backend:?}");
+    // The same row again inserts nothing, and so enqueues nothing.
+    assert!(
+        !db.insert_with_event(insert("a"), &event("u2"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(outbox::pending(&db).await.unwrap(), 1, "{backend:?}");
+    assert!(
+        db.insert_with_event(insert("b"), &event("u3"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(outbox::pending(&db).await.unwrap(), 2, "{backend:?}");
+    assert_eq!(handled_rows(&db).await, 2, "{backend:?}");
+}
