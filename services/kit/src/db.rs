@@ -206,15 +206,13 @@ impl Db {
                     n + 5,
                     n + 5,
                 );
-                let combined = Query {
-                    sql: Cow::Owned(sql),
-                    args: insert.args,
-                }
-                .bind(event.id.as_str())
-                .bind(event.topic)
-                .bind(event.payload.clone())
-                .bind(event.headers.as_str())
-                .bind(event.created_at);
+                let combined = crate::outbox::bind(
+                    Query {
+                        sql: Cow::Owned(sql),
+                        args: insert.args,
+                    },
+                    event,
+                );
                 let inserted = combined.execute(self).await? > 0;
                 if inserted {
                     self.outbox.notify();

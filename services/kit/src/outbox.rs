@@ -49,21 +49,29 @@ impl OutboxEvent {
     }
 }
 
-/// The columns an event is written to, in the order [`insert`] and
-/// [`Db::insert_with_event`](crate::db::Db::insert_with_event) bind them (`created_at` twice).
+/// The columns an event is written to, in the order [`bind`] binds them (`created_at` twice).
 pub(crate) const COLUMNS: &str = "id, topic, payload, headers, created_at, next_attempt_at";
 
 /// The statement that writes `event` (run by [`Tx::enqueue`](crate::db::Tx::enqueue)).
 pub(crate) fn insert(event: &OutboxEvent) -> Query {
-    query(
-        "INSERT INTO outbox (id, topic, payload, headers, created_at, next_attempt_at) \
-         VALUES ($1, $2, $3, $4, $5, $5)",
+    bind(
+        query(
+            "INSERT INTO outbox (id, topic, payload, headers, created_at, next_attempt_at) \
+             VALUES ($1, $2, $3, $4, $5, $5)",
+        ),
+        event,
     )
-    .bind(event.id.as_str())
-    .bind(event.topic)
-    .bind(event.payload.clone())
-    .bind(event.headers.as_str())
-    .bind(event.created_at)
+}
+
+/// Binds `event`'s values for [`COLUMNS`] as the next five parameters (`created_at` serves
+/// `next_attempt_at` too).
+pub(crate) fn bind(statement: Query, event: &OutboxEvent) -> Query {
+    statement
+        .bind(event.id.as_str())
+        .bind(event.topic)
+        .bind(event.payload.clone())
+        .bind(event.headers.as_str())
+        .bind(event.created_at)
 }
 
 /// Wakes the relay right after a commit, so events go out without waiting for the poll.
@@ -199,7 +207,7 @@ async fn claim(
 
 async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, RelayError> {
     let claimed_at = std::time::Instant::now();
-    let rows = claim(db, config, ids::now()).await?;
+    let mut rows = claim(db, config, ids::now()).await?;
     let claimed = rows.len();
     if claimed == 0 {
         return Ok(0);
@@ -209,7 +217,7 @@ async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, 
     // open until the batch is confirmed.
     let mut spans = Vec::with_capacity(claimed);
     let mut messages = Vec::with_capacity(claimed);
-    for row in &rows {
+    for row in &mut rows {
         let stored: BTreeMap<String, String> =
             serde_json::from_str(&row.headers).unwrap_or_default();
         let span = tracing::info_span!(
@@ -227,7 +235,8 @@ async fn relay_batch(db: &Db, bus: &Bus, config: &RelayConfig) -> Result<usize, 
         messages.push(Message {
             id: row.id.clone(),
             topic: row.topic.clone(),
-            payload: row.payload.clone(),
+            // Moved, not copied: the row needs only its id, topic and attempts from here on.
+            payload: std::mem::take(&mut row.payload),
             headers,
         });
         spans.push(span);
