@@ -52,6 +52,10 @@ fn parsed(json: String) -> Value {
     serde_json::from_str(&json).unwrap_or(Value::String(json))
 }
 
+fn all_parsed(list: Vec<String>) -> Vec<Value> {
+    list.into_iter().map(parsed).collect()
+}
+
 /// The signed-in user's billing state: the customer whose `external_id` is their user id, or,
 /// once their email is verified, whose email is theirs.
 #[utoipa::path(get, path = "/customer", tag = "customer",
@@ -70,14 +74,13 @@ async fn get_customer(
         })
         .await?
         .into_inner();
-    let all = |list: Vec<String>| list.into_iter().map(parsed).collect();
     Ok(Reply::json(&CustomerBilling {
         customer: found.customer_json.map(parsed),
         state: found.state_json.map(parsed),
-        subscriptions: all(found.subscriptions_json),
-        orders: all(found.orders_json),
-        benefit_grants: all(found.benefit_grants_json),
-        refunds: all(found.refunds_json),
+        subscriptions: all_parsed(found.subscriptions_json),
+        orders: all_parsed(found.orders_json),
+        benefit_grants: all_parsed(found.benefit_grants_json),
+        refunds: all_parsed(found.refunds_json),
     })
     .no_store())
 }
@@ -116,13 +119,12 @@ async fn get_organization(
         })
         .await?
         .into_inner();
-    let all = |list: Vec<String>| list.into_iter().map(parsed).collect();
     Ok(Reply::json(&OrganizationBilling {
         organization_id,
-        subscriptions: all(found.subscriptions_json),
-        orders: all(found.orders_json),
-        benefit_grants: all(found.benefit_grants_json),
-        refunds: all(found.refunds_json),
+        subscriptions: all_parsed(found.subscriptions_json),
+        orders: all_parsed(found.orders_json),
+        benefit_grants: all_parsed(found.benefit_grants_json),
+        refunds: all_parsed(found.refunds_json),
     })
     .no_store())
 }
