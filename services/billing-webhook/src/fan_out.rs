@@ -6,7 +6,8 @@
 //! Which endpoints take an event: those whose type filter names it (or is empty), of an
 //! organization the event belongs to. An event belongs to the organization its entity names as
 //! `metadata.referenceId` (how better-auth's payments plugin marks an organization's purchase),
-//! and to every platform organization (`BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS`), whose
+//! — or, when its entity names none, the organization its purchase names ([`crate::purchases`])
+//! — and to every platform organization (`BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS`), whose
 //! endpoints take every event. An organization never receives another's customers' events.
 
 use chrono::{DateTime, Utc};
@@ -18,6 +19,7 @@ use gatehouse_proto::events::v1::BillingDeliveryDue;
 use crate::delivery::store as deliveries;
 use crate::endpoint::{self, Endpoint};
 use crate::intake::store::ReceivedEvent;
+use crate::purchases::Adopted;
 
 pub struct FanOut {
     pub platform_organizations: Vec<String>,
@@ -62,21 +64,45 @@ impl FanOut {
             // Unreadable: kept for people to look at, sent to no one.
             return Ok(0);
         }
-        let now = ids::now();
-        let mut sent = 0usize;
-        for endpoint in endpoint::store::enabled(&mut *tx).await? {
-            if self.receives(
-                &endpoint,
-                &stored.event_type,
-                stored.organization_id.as_deref(),
-            ) && deliver(tx, &stored.id, &endpoint.id, now).await?.is_some()
-            {
-                sent += 1;
-            }
-        }
+        let reference = stored.organization_id.as_deref();
+        let sent = send(tx, &stored.id, |endpoint| {
+            self.receives(endpoint, &stored.event_type, reference)
+        })
+        .await?;
         tracing::debug!(event_id = %stored.id, endpoints = sent, "fanned out");
         Ok(sent)
     }
+
+    /// An event fanned out before it was known to belong to `organization`
+    /// ([`crate::purchases`]): one delivery for each of that organization's endpoints that
+    /// takes it. The platform's endpoints had it already.
+    pub async fn fan_out_adopted(
+        &self,
+        tx: &mut Tx,
+        adopted: &Adopted,
+        organization: &str,
+    ) -> Result<usize, DbError> {
+        send(tx, &adopted.event_id, |endpoint| {
+            endpoint.organization_id == organization && endpoint.takes(&adopted.event_type)
+        })
+        .await
+    }
+}
+
+/// One delivery of `event_id` for each enabled endpoint `takes` accepts; how many.
+async fn send(
+    tx: &mut Tx,
+    event_id: &str,
+    takes: impl Fn(&Endpoint) -> bool,
+) -> Result<usize, DbError> {
+    let now = ids::now();
+    let mut sent = 0usize;
+    for endpoint in endpoint::store::enabled(&mut *tx).await? {
+        if takes(&endpoint) && deliver(tx, event_id, &endpoint.id, now).await?.is_some() {
+            sent += 1;
+        }
+    }
+    Ok(sent)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod fan_out;
 pub mod intake;
 pub mod polar;
 pub mod projection;
+pub mod purchases;
 pub mod stored_events;
 
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! The consumer of stored webhook events (queue `billing-webhook.events`): each
-//! `billing.event-received` reads its stored event once, files its entity in the projections
-//! and fans it out to the endpoints that take it, all in the consumer's transaction. One
-//! consumer for both, rather than one each: every event is one broker delivery and one
-//! transaction, not two.
+//! `billing.event-received` reads its stored event once, files its entity in the projections,
+//! finds the organization it belongs to (`purchases`) and fans it out to the endpoints that
+//! take it, all in the consumer's transaction. One consumer for all of it, rather than one
+//! each: every event is one broker delivery and one transaction.
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
@@ -12,8 +12,8 @@ use gatehouse_proto::events::v1::BillingEventReceived;
 use prost::Message as _;
 
 use crate::fan_out::FanOut;
-use crate::intake::store as received;
-use crate::projection;
+use crate::intake::store::{self as received, ReceivedEvent};
+use crate::{projection, purchases};
 
 pub struct StoredEvents {
     pub fan_out: FanOut,
@@ -31,8 +31,23 @@ impl Handler for StoredEvents {
                 tracing::warn!(%event_id, "billing.event-received for an event not stored");
                 return Ok(());
             };
-            projection::project(tx, &stored).await?;
+            let Some(entity) = projection::project(tx, &stored).await? else {
+                self.fan_out.fan_out(tx, &stored).await?;
+                return Ok(());
+            };
+            let attribution = purchases::attribute(tx, &stored, &entity).await?;
+            let stored = ReceivedEvent {
+                organization_id: attribution.organization_id,
+                ..stored
+            };
             self.fan_out.fan_out(tx, &stored).await?;
+            if let Some(organization) = &stored.organization_id {
+                for adopted in &attribution.adopted {
+                    self.fan_out
+                        .fan_out_adopted(tx, adopted, organization)
+                        .await?;
+                }
+            }
             Ok(())
         })
     }

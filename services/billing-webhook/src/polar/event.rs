@@ -449,6 +449,24 @@ impl<'a> EntityRef<'a> {
         }
     }
 
+    /// The purchase this entity belongs to: its subscription, else its order. It is how an
+    /// entity without a `referenceId` of its own (a benefit grant, a refund, a renewal order)
+    /// is traced to the organization the purchase was made for.
+    pub fn purchase_id(self) -> Option<&'a str> {
+        match self {
+            Self::BenefitGrant(grant) => grant
+                .subscription_id
+                .as_deref()
+                .or(grant.order_id.as_deref()),
+            Self::Refund(refund) => refund
+                .subscription_id
+                .as_deref()
+                .or(Some(refund.order_id.as_str())),
+            Self::Order(order) => order.subscription_id.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The seller organization the entity belongs to.
     pub fn organization_id(self) -> Option<&'a str> {
         match self {

@@ -13,15 +13,16 @@ use serde_json::Value;
 use crate::intake::store::ReceivedEvent;
 use crate::polar::{self, Envelope, Timestamp};
 
-/// Files the entity `stored` carries, in `tx`. A body that does not match its model is logged
-/// and left stored (retrying would not change it); an unknown event type has nothing to file.
-pub async fn project(tx: &mut Tx, stored: &ReceivedEvent) -> Result<(), DbError> {
+/// Files the entity `stored` carries, in `tx`, and returns it. A body that does not match its
+/// model is logged and left stored (retrying would not change it); an unknown event type has
+/// nothing to file.
+pub async fn project(tx: &mut Tx, stored: &ReceivedEvent) -> Result<Option<Entity>, DbError> {
     let event_id = stored.id.as_str();
     let value: Value = match serde_json::from_slice(&stored.body) {
         Ok(value) => value,
         Err(error) => {
             tracing::warn!(%event_id, %error, "stored webhook body is not JSON; not projected");
-            return Ok(());
+            return Ok(None);
         }
     };
     let data = value.get("data").cloned().unwrap_or_default();
@@ -29,19 +30,20 @@ pub async fn project(tx: &mut Tx, stored: &ReceivedEvent) -> Result<(), DbError>
         Ok(envelope) => envelope,
         Err(error) => {
             tracing::warn!(%event_id, %error, "stored webhook does not match its model; not projected");
-            return Ok(());
+            return Ok(None);
         }
     };
-    match entity(event_id, &envelope, &data) {
+    let entity = entity(event_id, &envelope, &data);
+    match &entity {
         Some(entity) => {
-            let changed = store::upsert(&mut *tx, &entity).await?;
+            let changed = store::upsert(&mut *tx, entity).await?;
             tracing::debug!(%event_id, kind = entity.kind, id = %entity.id, changed, "projected");
         }
         None => {
             tracing::info!(%event_id, event_type = envelope.event_type(), "nothing to project")
         }
     }
-    Ok(())
+    Ok(entity)
 }
 
 /// One entity as an event left it: the row [`store::upsert`] files.
@@ -56,6 +58,8 @@ pub struct Entity {
     pub organization_id: Option<String>,
     /// The organization it was bought for ([`polar::reference_id`]).
     pub reference_id: Option<String>,
+    /// The subscription or order it belongs to ([`polar::EntityRef::purchase_id`]).
+    pub purchase_id: Option<String>,
     pub status: Option<String>,
     pub entity_version: i64,
     pub event_version: i64,
@@ -86,6 +90,7 @@ pub fn entity(event_id: &str, envelope: &Envelope, data: &Value) -> Option<Entit
             .get("metadata")
             .and_then(polar::reference_id)
             .map(str::to_string),
+        purchase_id: entity.purchase_id().map(str::to_string),
         status: data
             .get("status")
             .and_then(Value::as_str)

@@ -8,5 +8,6 @@ mod fault;
 mod intake;
 mod polar_models;
 mod projection;
+mod purchases;
 mod schema;
 mod support;
