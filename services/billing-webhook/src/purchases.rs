@@ -100,14 +100,21 @@ async fn adopt(
 ) -> Result<(), DbError> {
     let mut purchases = vec![purchase.to_string()];
     while let Some(purchase) = purchases.pop() {
-        query(
+        // No row back when the purchase was recorded for this organization already: every
+        // event that waited for it was adopted then (most of a purchase's events are such).
+        let recorded: Option<(String,)> = query(
             "INSERT INTO billing_purchases (id, organization_id) VALUES ($1, $2) \
-             ON CONFLICT (id) DO UPDATE SET organization_id = excluded.organization_id",
+             ON CONFLICT (id) DO UPDATE SET organization_id = excluded.organization_id \
+             WHERE billing_purchases.organization_id IS DISTINCT FROM excluded.organization_id \
+             RETURNING id",
         )
         .bind(purchase.as_str())
         .bind(organization)
-        .execute(&mut *tx)
+        .fetch_optional(&mut *tx)
         .await?;
+        if recorded.is_none() {
+            continue;
+        }
         let waiting: Vec<(String, String, Vec<u8>)> = query(
             "UPDATE received_events SET organization_id = $2 \
              WHERE purchase_id = $1 AND organization_id IS NULL \

