@@ -59,6 +59,7 @@ impl Endpoints {
             secret: secret::generate(),
             polar_signing: settings.polar_signing.unwrap_or(false),
             previous_secret: None,
+            previous_polar_signing: None,
             previous_secret_expires_at: None,
             failing_since: None,
             created_by,
@@ -79,8 +80,9 @@ impl Endpoints {
         Ok(store::list(&self.db, organization_id).await?)
     }
 
-    /// Changes the fields `settings` names. Enabling clears the failing streak and the reason
-    /// it was disabled.
+    /// Changes the fields `settings` names, in one statement ([`store::update_settings`]).
+    /// Enabling clears the failing streak and the reason it was disabled; changing how it
+    /// signs keeps the old way signing for the overlap, as a rotation does.
     pub async fn update(
         &self,
         organization_id: &str,
@@ -88,29 +90,17 @@ impl Endpoints {
         settings: Settings,
     ) -> Result<Endpoint, BillingError> {
         let settings = settings.checked(&self.policy)?;
-        let mut endpoint = self.get(organization_id, id).await?;
-        if let Some(url) = settings.url {
-            endpoint.url = url;
-        }
-        if let Some(description) = settings.description {
-            endpoint.description = description;
-        }
-        if let Some(types) = settings.event_types {
-            endpoint.event_types = types;
-        }
-        if let Some(polar_signing) = settings.polar_signing {
-            endpoint.polar_signing = polar_signing;
-        }
-        if let Some(enabled) = settings.enabled {
-            if enabled && !endpoint.enabled {
-                endpoint.failing_since = None;
-                endpoint.disabled_reason = None;
-            }
-            endpoint.enabled = enabled;
-        }
-        endpoint.updated_at = ids::now();
-        store::update(&self.db, &endpoint).await?;
-        Ok(endpoint)
+        let now = ids::now();
+        store::update_settings(
+            &self.db,
+            organization_id,
+            id,
+            &settings,
+            now + self.overlap(),
+            now,
+        )
+        .await?
+        .ok_or(codes::ENDPOINT_NOT_FOUND.into())
     }
 
     /// A new secret; the old one keeps signing beside it for the configured overlap.
@@ -119,15 +109,21 @@ impl Endpoints {
         organization_id: &str,
         id: &str,
     ) -> Result<Endpoint, BillingError> {
-        let mut endpoint = self.get(organization_id, id).await?;
         let now = ids::now();
-        let overlap = TimeDelta::from_std(self.config.secret_overlap).unwrap_or(TimeDelta::zero());
-        endpoint.previous_secret =
-            Some(std::mem::replace(&mut endpoint.secret, secret::generate()));
-        endpoint.previous_secret_expires_at = Some(now + overlap);
-        endpoint.updated_at = now;
-        store::update(&self.db, &endpoint).await?;
-        Ok(endpoint)
+        store::rotate_secret(
+            &self.db,
+            organization_id,
+            id,
+            &secret::generate(),
+            now + self.overlap(),
+            now,
+        )
+        .await?
+        .ok_or(codes::ENDPOINT_NOT_FOUND.into())
+    }
+
+    fn overlap(&self) -> TimeDelta {
+        TimeDelta::from_std(self.config.secret_overlap).unwrap_or(TimeDelta::zero())
     }
 
     /// Stores a test event for this endpoint alone and delivers it on the retry schedule like

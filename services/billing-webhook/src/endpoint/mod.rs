@@ -28,6 +28,8 @@ pub struct Endpoint {
     /// Sign with the UTF-8 text of the secret as the key (the payments platform's way).
     pub polar_signing: bool,
     pub previous_secret: Option<String>,
+    /// How the previous secret signs; `None` (rows rotated before it was kept) as the current.
+    pub previous_polar_signing: Option<bool>,
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
     pub failing_since: Option<DateTime<Utc>>,
     /// Who registered it: told by mail, in their language, if it is disabled.

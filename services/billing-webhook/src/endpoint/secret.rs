@@ -49,9 +49,10 @@ pub fn signature(
     ) && until > now
     {
         header.push(' ');
-        header.push_str(
-            &signer(previous, endpoint.polar_signing)?.sign(webhook_id, timestamp, body)?,
-        );
+        let polar_signing = endpoint
+            .previous_polar_signing
+            .unwrap_or(endpoint.polar_signing);
+        header.push_str(&signer(previous, polar_signing)?.sign(webhook_id, timestamp, body)?);
     }
     Ok(header)
 }

@@ -3,19 +3,23 @@
 use chrono::{DateTime, Utc};
 use gatehouse_kit::db::{DbError, Executor, query};
 
-use super::Endpoint;
+use super::{Endpoint, Settings};
+
+/// Every column, as [`Row`] reads them.
+macro_rules! columns {
+    () => {
+        "id, organization_id, url, description, event_types, enabled, disabled_reason, \
+         secret, polar_signing, previous_secret, previous_secret_expires_at, failing_since, \
+         created_by_email, created_at, updated_at, created_by_name, created_by_language, \
+         previous_polar_signing"
+    };
+}
 
 /// `SELECT <every column> FROM endpoints <tail>`, made at compile time (kit's `query` takes
 /// `&'static str`).
 macro_rules! select {
     ($tail:literal) => {
-        concat!(
-            "SELECT id, organization_id, url, description, event_types, enabled, \
-             disabled_reason, secret, polar_signing, previous_secret, \
-             previous_secret_expires_at, failing_since, created_by_email, created_at, \
-             updated_at, created_by_name, created_by_language FROM endpoints ",
-            $tail
-        )
+        concat!("SELECT ", columns!(), " FROM endpoints ", $tail)
     };
 }
 
@@ -38,6 +42,7 @@ struct Row {
     updated_at: DateTime<Utc>,
     created_by_name: String,
     created_by_language: i32,
+    previous_polar_signing: Option<bool>,
 }
 
 impl From<Row> for Endpoint {
@@ -57,6 +62,7 @@ impl From<Row> for Endpoint {
             secret: row.secret,
             polar_signing: row.polar_signing,
             previous_secret: row.previous_secret,
+            previous_polar_signing: row.previous_polar_signing,
             previous_secret_expires_at: row.previous_secret_expires_at,
             failing_since: row.failing_since,
             created_by: super::Registrant {
@@ -100,31 +106,73 @@ pub async fn insert(on: impl Executor, endpoint: &Endpoint) -> Result<(), DbErro
     Ok(())
 }
 
-/// Writes every field an owner or the deliveries change (not the id, organization or
-/// creation).
-pub async fn update(on: impl Executor, endpoint: &Endpoint) -> Result<bool, DbError> {
-    let changed = query(
-        "UPDATE endpoints SET url = $3, description = $4, event_types = $5, enabled = $6, \
-         disabled_reason = $7, secret = $8, polar_signing = $9, previous_secret = $10, \
-         previous_secret_expires_at = $11, failing_since = $12, updated_at = $13 \
-         WHERE organization_id = $1 AND id = $2",
-    )
-    .bind(endpoint.organization_id.as_str())
-    .bind(endpoint.id.as_str())
-    .bind(endpoint.url.as_str())
-    .bind(endpoint.description.as_str())
-    .bind(endpoint.event_types.join(" "))
-    .bind(endpoint.enabled)
-    .bind(endpoint.disabled_reason.as_deref())
-    .bind(endpoint.secret.as_str())
-    .bind(endpoint.polar_signing)
-    .bind(endpoint.previous_secret.as_deref())
-    .bind(endpoint.previous_secret_expires_at)
-    .bind(endpoint.failing_since)
-    .bind(endpoint.updated_at)
-    .execute(on)
+/// Applies an owner's checked `settings` in one statement, so nothing written beside it — a
+/// rotation, a delivery's failing streak, a disabling — is written over with what was read
+/// before. Enabling clears the failing streak and the reason it was disabled. Changing how it
+/// signs (`polar_signing`) is a change of key: until `overlap_until` the old way signs too, as
+/// after a rotation. `None` when the organization has no such endpoint.
+pub async fn update_settings(
+    on: impl Executor,
+    organization_id: &str,
+    id: &str,
+    settings: &Settings,
+    overlap_until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<Option<Endpoint>, DbError> {
+    // Every SET sees the row as it was, so `polar_signing` below is the old value.
+    let row: Option<Row> = query(concat!(
+        "UPDATE endpoints SET url = COALESCE($3, url), \
+         description = COALESCE($4, description), event_types = COALESCE($5, event_types), \
+         failing_since = CASE WHEN $6 AND NOT enabled THEN NULL ELSE failing_since END, \
+         disabled_reason = CASE WHEN $6 AND NOT enabled THEN NULL ELSE disabled_reason END, \
+         enabled = COALESCE($6, enabled), \
+         previous_secret = CASE WHEN $7 <> polar_signing THEN secret ELSE previous_secret END, \
+         previous_polar_signing = CASE WHEN $7 <> polar_signing THEN polar_signing \
+         ELSE previous_polar_signing END, \
+         previous_secret_expires_at = CASE WHEN $7 <> polar_signing THEN $8 \
+         ELSE previous_secret_expires_at END, \
+         polar_signing = COALESCE($7, polar_signing), updated_at = $9 \
+         WHERE organization_id = $1 AND id = $2 RETURNING ",
+        columns!()
+    ))
+    .bind(organization_id)
+    .bind(id)
+    .bind(settings.url.as_deref())
+    .bind(settings.description.as_deref())
+    .bind(settings.event_types.as_ref().map(|types| types.join(" ")))
+    .bind(settings.enabled)
+    .bind(settings.polar_signing)
+    .bind(overlap_until)
+    .bind(now)
+    .fetch_optional(on)
     .await?;
-    Ok(changed > 0)
+    Ok(row.map(Endpoint::from))
+}
+
+/// Replaces the secret with `secret` in one statement; the old one, signing the way it did,
+/// keeps signing until `overlap_until`. `None` when the organization has no such endpoint.
+pub async fn rotate_secret(
+    on: impl Executor,
+    organization_id: &str,
+    id: &str,
+    secret: &str,
+    overlap_until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<Option<Endpoint>, DbError> {
+    let row: Option<Row> = query(concat!(
+        "UPDATE endpoints SET previous_secret = secret, previous_polar_signing = polar_signing, \
+         previous_secret_expires_at = $4, secret = $3, updated_at = $5 \
+         WHERE organization_id = $1 AND id = $2 RETURNING ",
+        columns!()
+    ))
+    .bind(organization_id)
+    .bind(id)
+    .bind(secret)
+    .bind(overlap_until)
+    .bind(now)
+    .fetch_optional(on)
+    .await?;
+    Ok(row.map(Endpoint::from))
 }
 
 /// An attempt failed: the failing streak starts now unless it is running.
@@ -246,6 +294,7 @@ pub(crate) mod tests {
             secret: super::super::secret::generate(),
             polar_signing: false,
             previous_secret: None,
+            previous_polar_signing: None,
             previous_secret_expires_at: None,
             failing_since: None,
             created_by: super::super::Registrant {

@@ -2,6 +2,7 @@
 //! fixtures, and a real billing-webhook part (gRPC, its database on SQLite and PostgreSQL).
 
 mod customer;
+mod endpoints;
 mod event_log;
 mod fan_out;
 mod fault;
