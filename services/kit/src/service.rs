@@ -95,6 +95,8 @@ pub struct ServicePart {
     pub default_listen: &'static str,
     pub default_ops_listen: &'static str,
     pub migrations: &'static Migrations,
+    /// Its database pool's size when `<NAME>_DATABASE_MAX_CONNECTIONS` is not set.
+    pub database_connections: u32,
     /// Builds the service's gRPC services on its migrated database (and may spawn background
     /// work that stops with `shutdown`).
     pub start: fn(Db, Context, CancellationToken) -> StartFuture,
@@ -132,8 +134,9 @@ impl Part for ServicePart {
         shutdown: CancellationToken,
     ) -> PartFuture {
         let (name, migrations, start) = (self.name, self.migrations, self.start);
+        let pool = self.database_connections;
         Box::pin(async move {
-            serve(name, migrations, context, listener, shutdown, start).await?;
+            serve(name, migrations, pool, context, listener, shutdown, start).await?;
             Ok(())
         })
     }
@@ -167,21 +170,25 @@ pub fn service_url(env: &Env, name: &str, default_listen: &str) -> String {
 }
 
 /// A service's database: `<NAME>_DATABASE_URL` (default `sqlite://$DATA_DIR/<name>.sqlite`)
-/// and `<NAME>_DATABASE_MAX_CONNECTIONS` (default 10), the same two settings for every service.
+/// and `<NAME>_DATABASE_MAX_CONNECTIONS` (default [`DEFAULT_DATABASE_CONNECTIONS`], or the
+/// service's own), the same two settings for every service.
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct DatabaseSettings {
     pub database_url: Option<SecretUrl>,
-    #[serde(default = "default_max_connections")]
-    pub database_max_connections: u32,
+    pub database_max_connections: Option<u32>,
 }
 
-fn default_max_connections() -> u32 {
-    10
-}
+/// The pool size of a service that names none of its own.
+pub const DEFAULT_DATABASE_CONNECTIONS: u32 = 10;
 
 impl DatabaseSettings {
     pub fn from_env(env: &Env, name: &str) -> Result<Self, ConfigError> {
         env.load_prefixed(&format!("{}_", env_prefix(name)))
+    }
+
+    /// The pool size: the setting, else `default`.
+    pub fn max_connections(&self, default: u32) -> u32 {
+        self.database_max_connections.unwrap_or(default).max(1)
     }
 
     /// The URL to connect with, the default filled in.
@@ -266,6 +273,7 @@ pub async fn migrate(name: &str, migrations: &Migrations, env: &Env) -> Result<(
 pub async fn serve<F, Fut>(
     name: &'static str,
     migrations: &Migrations,
+    default_connections: u32,
     context: Context,
     listener: TcpListener,
     shutdown: CancellationToken,
@@ -277,15 +285,16 @@ where
 {
     let database = DatabaseSettings::from_env(&context.env, name)?;
     let url = database.url(&context.data_dir, name);
+    let max_connections = database.max_connections(default_connections);
     tracing::info!(
         service = name,
         database = %url,
-        max_connections = database.database_max_connections,
+        max_connections,
         bus = context.bus.describe(),
         cache = context.cache.describe(),
         "service configuration"
     );
-    let db = Db::connect(url.expose(), database.database_max_connections, migrations).await?;
+    let db = Db::connect(url.expose(), max_connections, migrations).await?;
     crate::outbox::spawn_relay(
         db.clone(),
         context.bus.clone(),
@@ -308,4 +317,25 @@ where
     }
     db.close().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_services_own_pool_size_applies_unless_its_setting_names_one() {
+        let unset = DatabaseSettings::from_env(
+            &Env::from_pairs::<[(&str, &str); 0], _, _>([]),
+            "billing-webhook",
+        )
+        .unwrap();
+        assert_eq!(unset.max_connections(20), 20);
+        let env = Env::from_pairs([("BILLING_WEBHOOK_DATABASE_MAX_CONNECTIONS", "5")]);
+        let set = DatabaseSettings::from_env(&env, "billing-webhook").unwrap();
+        assert_eq!(set.max_connections(20), 5);
+        let zero = Env::from_pairs([("BILLING_WEBHOOK_DATABASE_MAX_CONNECTIONS", "0")]);
+        let zero = DatabaseSettings::from_env(&zero, "billing-webhook").unwrap();
+        assert_eq!(zero.max_connections(20), 1, "never an empty pool");
+    }
 }

@@ -39,6 +39,7 @@ pub const SERVICE: ServicePart = ServicePart {
     default_listen: DEFAULT_LISTEN,
     default_ops_listen: "127.0.0.1:9302",
     migrations: &MIGRATIONS,
+    database_connections: gatehouse_kit::service::DEFAULT_DATABASE_CONNECTIONS,
     start: |db, context, shutdown| Box::pin(start(db, context, shutdown)),
 };
 

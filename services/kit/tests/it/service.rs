@@ -28,6 +28,7 @@ const SLOW_TO_STOP: ServicePart = ServicePart {
     default_listen: "127.0.0.1:0",
     default_ops_listen: "127.0.0.1:0",
     migrations: &NONE,
+    database_connections: gatehouse_kit::service::DEFAULT_DATABASE_CONNECTIONS,
     start: |db, _context, shutdown| {
         Box::pin(async move {
             let task = tokio::spawn(async move {
