@@ -52,7 +52,7 @@ pub const SERVICE: ServicePart = ServicePart {
 /// Its pool, unless `BILLING_WEBHOOK_DATABASE_MAX_CONNECTIONS` says otherwise: twice the
 /// others'. The stored-events consumer alone holds up to [`EVENT_CONCURRENCY`] connections for
 /// its transactions, and with the usual 10 the intake — whose sender is waiting — queued for
-/// what was left: 1,685 deliveries/s with 10, 1,933–2,033 with 20 (bench/RESULTS.md).
+/// what was left: about a tenth more deliveries a second with 20 (bench/RESULTS.md).
 const DATABASE_CONNECTIONS: u32 = 20;
 
 /// Stored events handled at once. Neither step depends on the order events come in: a
