@@ -65,7 +65,9 @@ impl FanOut {
             return Ok(0);
         }
         let reference = stored.organization_id.as_deref();
-        let sent = send(tx, &stored.id, |endpoint| {
+        let mut organizations: Vec<&str> = reference.into_iter().collect();
+        organizations.extend(self.platform_organizations.iter().map(String::as_str));
+        let sent = send(tx, &stored.id, &organizations, |endpoint| {
             self.receives(endpoint, &stored.event_type, reference)
         })
         .await?;
@@ -82,22 +84,24 @@ impl FanOut {
         adopted: &Adopted,
         organization: &str,
     ) -> Result<usize, DbError> {
-        send(tx, &adopted.event_id, |endpoint| {
+        send(tx, &adopted.event_id, &[organization], |endpoint| {
             endpoint.organization_id == organization && endpoint.takes(&adopted.event_type)
         })
         .await
     }
 }
 
-/// One delivery of `event_id` for each enabled endpoint `takes` accepts; how many.
+/// One delivery of `event_id` for each enabled endpoint of `organizations` that `takes`
+/// accepts; how many.
 async fn send(
     tx: &mut Tx,
     event_id: &str,
+    organizations: &[&str],
     takes: impl Fn(&Endpoint) -> bool,
 ) -> Result<usize, DbError> {
     let now = ids::now();
     let mut sent = 0usize;
-    for endpoint in endpoint::store::enabled(&mut *tx).await? {
+    for endpoint in endpoint::store::enabled_of(tx, organizations).await? {
         if takes(&endpoint) && deliver(tx, event_id, &endpoint.id, now).await?.is_some() {
             sent += 1;
         }

@@ -1,7 +1,8 @@
 //! The `endpoints` table. Every statement but the fan-out's names the organization.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::db::{DbError, Executor, query};
+use gatehouse_kit::db::sea_query::{Alias, Expr, ExprTrait, Order, Query};
+use gatehouse_kit::db::{DbError, Executor, Tx, query};
 
 use super::{Endpoint, Settings};
 
@@ -250,12 +251,22 @@ pub async fn list(on: impl Executor, organization_id: &str) -> Result<Vec<Endpoi
     Ok(rows.into_iter().map(Endpoint::from).collect())
 }
 
-/// The enabled endpoints of every organization (the fan-out filters them by type and scope;
-/// there are few endpoints next to events).
-pub async fn enabled(on: impl Executor) -> Result<Vec<Endpoint>, DbError> {
-    let rows: Vec<Row> = query(select!("WHERE enabled ORDER BY created_at, id"))
-        .fetch_all(on)
-        .await?;
+/// The enabled endpoints of `organizations`, oldest first: those an event may go to (its own
+/// organization's and the platform's). Never every organization's: the fan-out runs for every
+/// event.
+pub async fn enabled_of(tx: &mut Tx, organizations: &[&str]) -> Result<Vec<Endpoint>, DbError> {
+    if organizations.is_empty() {
+        return Ok(Vec::new());
+    }
+    let select = Query::select()
+        .expr(Expr::cust(columns!()))
+        .from(Alias::new("endpoints"))
+        .and_where(Expr::cust("enabled"))
+        .and_where(Expr::col(Alias::new("organization_id")).is_in(organizations.iter().copied()))
+        .order_by(Alias::new("created_at"), Order::Asc)
+        .order_by(Alias::new("id"), Order::Asc)
+        .to_owned();
+    let rows: Vec<Row> = tx.build(&select).fetch_all(&mut *tx).await?;
     Ok(rows.into_iter().map(Endpoint::from).collect())
 }
 
