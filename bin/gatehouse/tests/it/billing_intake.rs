@@ -266,7 +266,9 @@ async fn owners_and_admins_read_what_was_bought_for_their_organization() {
         serde_json::from_slice(&fixture("benefit_grant.created")).unwrap();
     grant["data"]["id"] = format!("grant_{}", gatehouse_kit::ids::new_id()).into();
     grant["data"]["subscription_id"] = subscription_id.clone().into();
-    for body in [subscription, grant] {
+    // The grant first: it names only its subscription, and waits for the subscription's event
+    // to learn which organization it belongs to.
+    for body in [grant, subscription] {
         let body = serde_json::to_vec(&body).unwrap();
         let id = format!("msg_org_{}", gatehouse_kit::ids::new_id());
         let reply = deliver(&stack, &signed(&id, &body), body).await;
@@ -289,6 +291,38 @@ async fn owners_and_admins_read_what_was_bought_for_their_organization() {
         state["benefitGrants"][0]["subscription_id"],
         subscription_id.as_str()
     );
+
+    // Both are in the organization's event log, the grant included.
+    let log_url = stack.base.replace(
+        "/api/auth",
+        &format!("/api/billing/events?organizationId={organization_id}"),
+    );
+    let mut types = Vec::new();
+    for _ in 0..200 {
+        let log = Reply::from(
+            stack
+                .http
+                .get(&log_url)
+                .header("cookie", &owner)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(log.status, 200, "{}", log.text);
+        types = log.json()["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|event| event["type"].as_str().unwrap().to_string())
+            .collect();
+        types.sort();
+        if types.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(types, ["benefit_grant.created", "subscription.created"]);
 
     // A member without organization:update, and a stranger, are refused.
     let stranger = stack
