@@ -111,7 +111,8 @@ pub async fn insert(on: impl Executor, endpoint: &Endpoint) -> Result<(), DbErro
 /// rotation, a delivery's failing streak, a disabling — is written over with what was read
 /// before. Enabling clears the failing streak and the reason it was disabled. Changing how it
 /// signs (`polar_signing`) is a change of key: until `overlap_until` the old way signs too, as
-/// after a rotation. `None` when the organization has no such endpoint.
+/// after a rotation — and, as a rotation does, it takes the one previous-key slot, ending an
+/// overlap still running. `None` when the organization has no such endpoint.
 pub async fn update_settings(
     on: impl Executor,
     organization_id: &str,
