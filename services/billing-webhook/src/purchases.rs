@@ -58,6 +58,23 @@ pub async fn attribute(
     })
 }
 
+/// For an event whose entity could not be filed (its body does not match the model): a
+/// purchase's event that names its organization still records it and adopts the events that
+/// waited for it, reading the purchase's id from the raw body. Without this they would wait
+/// for good.
+pub async fn adopt_unfiled(tx: &mut Tx, stored: &ReceivedEvent) -> Result<Vec<Adopted>, DbError> {
+    let mut adopted = Vec::new();
+    let purchase_event =
+        stored.event_type.starts_with("subscription.") || stored.event_type.starts_with("order.");
+    if let Some(organization) = &stored.organization_id
+        && purchase_event
+        && let Some(purchase) = entity_id(&stored.body)
+    {
+        adopt(tx, &purchase, organization, &mut adopted).await?;
+    }
+    Ok(adopted)
+}
+
 fn is_purchase(kind: &str) -> bool {
     matches!(kind, "subscription" | "order")
 }

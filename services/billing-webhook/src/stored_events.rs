@@ -31,18 +31,23 @@ impl Handler for StoredEvents {
                 tracing::warn!(%event_id, "billing.event-received for an event not stored");
                 return Ok(());
             };
-            let Some(entity) = projection::project(tx, &stored).await? else {
-                self.fan_out.fan_out(tx, &stored).await?;
-                return Ok(());
-            };
-            let attribution = purchases::attribute(tx, &stored, &entity).await?;
-            let stored = ReceivedEvent {
-                organization_id: attribution.organization_id,
-                ..stored
+            let (stored, adopted) = match projection::project(tx, &stored).await? {
+                Some(entity) => {
+                    let attribution = purchases::attribute(tx, &stored, &entity).await?;
+                    let stored = ReceivedEvent {
+                        organization_id: attribution.organization_id,
+                        ..stored
+                    };
+                    (stored, attribution.adopted)
+                }
+                None => {
+                    let adopted = purchases::adopt_unfiled(tx, &stored).await?;
+                    (stored, adopted)
+                }
             };
             self.fan_out.fan_out(tx, &stored).await?;
             if let Some(organization) = &stored.organization_id {
-                for adopted in &attribution.adopted {
+                for adopted in &adopted {
                     self.fan_out
                         .fan_out_adopted(tx, adopted, organization)
                         .await?;

@@ -211,3 +211,33 @@ async fn grants_and_purchases_handled_at_once_never_miss_each_other(#[case] back
     let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
     receives(&team, &expected, &format!("{backend:?}: every grant, once")).await;
 }
+
+/// A purchase's event that does not match the model is not filed, but it still names its
+/// organization: the grant that waited for it is adopted all the same.
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_purchase_that_does_not_match_the_model_still_adopts_its_grants(
+    #[case] backend: Backend,
+) {
+    let billing = Billing::start_with(backend, FAST).await;
+    let manage = endpoints(&billing, &[]);
+    let team = Receiver::default();
+    register(&manage, TEAM, &team.serve().await, &[]).await;
+
+    send(&billing, "wh_grant_m", &grant("grant_m", "sub_m")).await;
+    let mut broken = subscription("sub_m", Some(TEAM));
+    broken["data"]["customer"] = Value::Null;
+    send(&billing, "wh_sub_m", &broken).await;
+    receives(&team, &["grant_m", "sub_m"], "the grant, adopted").await;
+    let (filed,): (i64,) =
+        gatehouse_kit::db::query("SELECT COUNT(*) FROM billing_entities WHERE id = 'sub_m'")
+            .fetch_one(&billing.db)
+            .await
+            .unwrap();
+    assert_eq!(
+        filed, 0,
+        "{backend:?}: the broken subscription is not filed"
+    );
+}
