@@ -64,10 +64,8 @@ pub async fn attribute(
 /// for good.
 pub async fn adopt_unfiled(tx: &mut Tx, stored: &ReceivedEvent) -> Result<Vec<Adopted>, DbError> {
     let mut adopted = Vec::new();
-    let purchase_event =
-        stored.event_type.starts_with("subscription.") || stored.event_type.starts_with("order.");
     if let Some(organization) = &stored.organization_id
-        && purchase_event
+        && is_purchase_event(&stored.event_type)
         && let Some(purchase) = entity_id(&stored.body)
     {
         adopt(tx, &purchase, organization, &mut adopted).await?;
@@ -77,6 +75,13 @@ pub async fn adopt_unfiled(tx: &mut Tx, stored: &ReceivedEvent) -> Result<Vec<Ad
 
 fn is_purchase(kind: &str) -> bool {
     matches!(kind, "subscription" | "order")
+}
+
+/// Whether an event of `event_type` carries a purchase ([`is_purchase`], by its type alone).
+fn is_purchase_event(event_type: &str) -> bool {
+    event_type
+        .split_once('.')
+        .is_some_and(|(kind, _)| is_purchase(kind))
 }
 
 /// The organization of `purchase`, written on the event `event_id`; or, when it is not known
@@ -142,7 +147,7 @@ async fn adopt(
         .fetch_all(&mut *tx)
         .await?;
         for (event_id, event_type, body) in waiting {
-            if event_type.starts_with("order.")
+            if is_purchase_event(&event_type)
                 && let Some(order) = entity_id(&body)
             {
                 purchases.push(order);
