@@ -20,6 +20,7 @@ use tracing::Instrument;
 
 use crate::bus::{Bus, BusError, Delivery, MemoryDelivery, Message};
 use crate::db::{Db, Tx, query};
+use crate::foreground::Yield;
 use crate::service::BoxError;
 use crate::{ids, telemetry};
 
@@ -57,6 +58,9 @@ pub struct Consumer {
     /// writes do not depend on the order events come in (each in its own transaction), and
     /// keeps a consumer from waiting on one database round trip at a time.
     pub concurrency: u16,
+    /// Foreground work of the same process this consumer makes room for: while it is busy,
+    /// fewer deliveries are handled at once (the queue waits; the requests do not).
+    pub yields: Option<Yield>,
 }
 
 /// How one delivery ended.
@@ -78,14 +82,15 @@ impl Consumer {
     }
 
     async fn run(&self, shutdown: &CancellationToken) -> Result<(), BusError> {
-        let limit = usize::from(self.concurrency.max(1));
+        // Read before each delivery is taken: a burst narrows the consumer, its end widens it.
+        let limit = || Yield::limit(self.yields.as_ref(), self.concurrency);
         match &self.bus {
             Bus::Memory(memory) => {
                 let mut running = FuturesUnordered::new();
                 let mut receiver = memory.take_receiver(self.queue)?;
                 loop {
                     tokio::select! {
-                        received = receiver.recv(), if running.len() < limit => {
+                        received = receiver.recv(), if running.len() < limit() => {
                             let Some(MemoryDelivery { delivery, ack }) = received else { break };
                             running.push(async move {
                                 let outcome = self.process(&delivery).await;
@@ -119,7 +124,7 @@ impl Consumer {
                 tracing::info!(queue = self.queue, "consuming");
                 loop {
                     tokio::select! {
-                        next = subscription.next(), if running.len() < limit => {
+                        next = subscription.next(), if running.len() < limit() => {
                             let Some((delivery, acker)) = next else { break };
                             running.push(async move {
                                 let outcome = self.process(&delivery).await;

@@ -13,6 +13,7 @@ pub mod config;
 pub mod consumer;
 pub mod db;
 pub mod errors;
+pub mod foreground;
 pub mod ids;
 pub mod language;
 pub mod listener;

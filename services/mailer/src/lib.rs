@@ -71,6 +71,7 @@ async fn start(
         }),
         retry: RetryPolicy::default(),
         concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown.clone());
     let sending = delivery::Delivery {

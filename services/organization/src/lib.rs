@@ -90,6 +90,7 @@ async fn start(
         handler: Arc::new(member::events::UserEvents),
         retry: RetryPolicy::default(),
         concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown);
     let capabilities = capabilities(db, &context)?;

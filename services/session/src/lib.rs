@@ -76,6 +76,7 @@ async fn start(
         }),
         retry: RetryPolicy::default(),
         concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown.clone());
     Consumer {
@@ -87,6 +88,7 @@ async fn start(
         }),
         retry: RetryPolicy::default(),
         concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown);
     Ok(GrpcServices::new().serve(session::grpc::server(sessions)))

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::billing;
+use gatehouse_kit::foreground::Foreground;
 use serde::Deserialize;
 
 use crate::error::BillingError;
@@ -23,6 +24,8 @@ pub struct Intake {
     pub db: Db,
     /// `None` when `POLAR_WEBHOOK_SECRET` is not set.
     pub verifier: Option<Arc<Verifier>>,
+    /// Deliveries being received: the stored-events consumer makes room for a burst of them.
+    pub requests: Foreground,
 }
 
 /// What became of a verified delivery.
@@ -104,6 +107,7 @@ impl Intake {
         headers: Headers<'_>,
         body: &[u8],
     ) -> Result<Received, BillingError> {
+        let _in_flight = self.requests.enter();
         let verifier = self
             .verifier
             .as_ref()

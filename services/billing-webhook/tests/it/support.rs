@@ -131,6 +131,7 @@ impl Billing {
             handler: Arc::new(mailbox.clone()),
             retry: RetryPolicy::default(),
             concurrency: 1,
+            yields: None,
         }
         .spawn(shutdown.clone());
         tokio::spawn(gatehouse_billing_webhook::SERVICE.run(context, listener, shutdown.clone()));

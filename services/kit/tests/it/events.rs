@@ -9,6 +9,7 @@ use std::time::Duration;
 use gatehouse_kit::bus::{Bus, BusError, Message, Topology};
 use gatehouse_kit::consumer::{Consumer, Handler, HandlerFuture, RetryPolicy, replay_dead_letters};
 use gatehouse_kit::db::{Backend, Db, Migrations, Tx, query};
+use gatehouse_kit::foreground::{Foreground, Yield};
 use gatehouse_kit::outbox::{self, OutboxEvent, RelayConfig};
 use gatehouse_kit::testing::{TestDb, eventually};
 use gatehouse_proto::events::Queue;
@@ -181,6 +182,7 @@ impl Collector {
             handler: recorder.clone(),
             retry: fast_retries(),
             concurrency: 1,
+            yields: None,
         }
         .spawn(shutdown.clone());
         Self {
@@ -273,6 +275,7 @@ async fn in_process_consumers_retry_dedupe_and_dead_letter(#[case] backend: Back
         handler: recorder.clone(),
         retry: fast_retries(),
         concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown.clone());
     let handled = eventually(Duration::from_secs(5), || async {
@@ -351,6 +354,7 @@ async fn rabbitmq_keeps_events_for_a_consumer_that_is_down_and_dead_letters_fail
         handler: recorder.clone(),
         retry: fast_retries(),
         concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown.clone());
     let handled = eventually(Duration::from_secs(15), || async {
@@ -440,6 +444,7 @@ async fn a_batch_is_confirmed_message_by_message_and_a_wide_consumer_handles_it_
         handler: gate.clone(),
         retry: fast_retries(),
         concurrency: WIDTH as u16,
+        yields: None,
     }
     .spawn(shutdown.clone());
 
@@ -510,4 +515,103 @@ async fn an_insert_with_its_event_writes_the_event_only_when_it_inserted(#[case]
     );
     assert_eq!(outbox::pending(&db).await.unwrap(), 2, "{backend:?}");
     assert_eq!(handled_rows(&db).await, 2, "{backend:?}");
+}
+
+/// Counts how many deliveries it is handling at once, and the most it ever did.
+#[derive(Default)]
+struct Width {
+    running: AtomicUsize,
+    widest: AtomicUsize,
+}
+
+impl Handler for Width {
+    fn handle<'a>(&'a self, tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+            self.widest.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(40)).await;
+            query("INSERT INTO handled (event_id) VALUES ($1)")
+                .bind(message.id.as_str())
+                .execute(tx)
+                .await?;
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            Ok(())
+        })
+    }
+}
+
+#[rstest]
+#[case::in_process("memory://")]
+#[case::rabbitmq(RABBITMQ)]
+#[tokio::test]
+async fn a_consumer_narrows_while_a_burst_of_requests_is_in_flight_and_widens_after(
+    #[case] url: &str,
+) {
+    let (db, _database) = consumer_db(Backend::Postgres).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology(url, topology(queue)).unwrap();
+    let requests = Foreground::default();
+    let width = Arc::new(Width::default());
+    let shutdown = CancellationToken::new();
+    Consumer {
+        queue: queue.name,
+        db: db.clone(),
+        bus: bus.clone(),
+        handler: width.clone(),
+        retry: fast_retries(),
+        concurrency: 4,
+        yields: Some(Yield {
+            to: requests.clone(),
+            busy_at: 2,
+            concurrency: 1,
+        }),
+    }
+    .spawn(shutdown.clone());
+    let batch = |round: &str| -> Vec<Message> {
+        (0..8)
+            .map(|n| Message {
+                id: format!("{round}-{n}"),
+                topic: "user.updated".into(),
+                payload: Vec::new(),
+                headers: Default::default(),
+            })
+            .collect()
+    };
+    let handled = |count: i64| {
+        let db = db.clone();
+        async move {
+            eventually(Duration::from_secs(15), || async {
+                (handled_rows(&db).await == count).then_some(())
+            })
+            .await
+        }
+    };
+
+    // A burst: two requests in flight. The consumer still handles everything, one at a time.
+    let burst = (requests.enter(), requests.enter());
+    let published = eventually(Duration::from_secs(15), || async {
+        let published = bus.publish_all(&batch("burst")).await;
+        published.broken.is_none().then_some(())
+    });
+    assert!(
+        published.await.is_some(),
+        "{url}: the broker took the batch"
+    );
+    assert!(
+        handled(8).await.is_some(),
+        "{url}: handled during the burst"
+    );
+    assert_eq!(width.widest.load(Ordering::SeqCst), 1, "{url}");
+
+    // The burst is over: the same consumer is four wide again.
+    drop(burst);
+    width.widest.store(0, Ordering::SeqCst);
+    assert!(bus.publish_all(&batch("quiet")).await.broken.is_none());
+    assert!(
+        handled(16).await.is_some(),
+        "{url}: handled after the burst"
+    );
+    let widest = width.widest.load(Ordering::SeqCst);
+    assert!(widest > 1, "{url}: {widest} at once after the burst");
+    shutdown.cancel();
 }
