@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
-use gatehouse_kit::foreground::{Foreground, Yield};
+use gatehouse_kit::foreground::Yield;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_kit::worker::{Schedule, Worker};
 use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS};
@@ -63,12 +63,11 @@ const DATABASE_CONNECTIONS: u32 = 20;
 /// second.
 const EVENT_CONCURRENCY: u16 = 8;
 
-/// While a burst is coming in — this many deliveries in the intake at once — the stored-events
-/// consumer handles at most [`EVENT_CONCURRENCY_IN_A_BURST`] at a time, so that the intake,
-/// whose sender is waiting, has the cores and the database; the stored events wait their turn
-/// and are handled at full width once the burst is over (bench/RESULTS.md: on two cores, about
-/// a third more deliveries a second taken in).
-const INTAKE_BURST: usize = 8;
+/// While a burst of deliveries is in the intake (kit's `foreground::BURST` at once), the
+/// stored-events consumer handles at most this many at a time, and the outbox relay publishes
+/// less, so that the intake, whose sender is waiting, has the cores and the database; the
+/// stored events wait their turn and are handled at full width once the burst is over
+/// (bench/RESULTS.md).
 const EVENT_CONCURRENCY_IN_A_BURST: u16 = 2;
 
 async fn start(
@@ -77,7 +76,8 @@ async fn start(
     shutdown: CancellationToken,
 ) -> Result<GrpcServices, BoxError> {
     let config = BillingWebhookConfig::from_env(&context.env)?;
-    let intake_requests = Foreground::default();
+    // The intake counts its deliveries as the service's requests (kit's outbox relay yields to them).
+    let intake_requests = context.foreground.clone();
     Consumer {
         queue: BILLING_EVENTS.name,
         db: db.clone(),
@@ -91,7 +91,6 @@ async fn start(
         concurrency: EVENT_CONCURRENCY,
         yields: Some(Yield {
             to: intake_requests.clone(),
-            busy_at: INTAKE_BURST,
             concurrency: EVENT_CONCURRENCY_IN_A_BURST,
         }),
     }

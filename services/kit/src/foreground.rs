@@ -1,14 +1,20 @@
-//! Foreground work, counted so that background work of the same process can make room for it.
+//! Foreground work, counted so that background work of the same service can make room for it.
 //!
-//! A sender waiting on a request is foreground; a consumer working through a queue is
-//! background. Under a burst both compete for the same cores and the same database; the
-//! queue only grows longer while the consumer makes room, but a request that times out is
-//! sent again (and the billing intake's sender disables an endpoint that keeps failing).
+//! A sender waiting on a request is foreground; the outbox relay and a consumer working
+//! through a queue are background. Under a burst they compete for the same cores and the same
+//! database, but only the sender is waiting: a request that times out is sent again (and the
+//! billing intake's sender disables an endpoint that keeps failing), while held-back events
+//! only wait a little longer, durable where they are.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Requests in flight. Clones count the same requests.
+/// Requests in flight at once from which they are a burst, not a trickle.
+pub const BURST: usize = 8;
+
+/// One service's requests in flight (each service part has its own: [`crate::service::Context`]).
+/// Clones count the same requests. Only the requests a service counts ([`Foreground::enter`])
+/// make its background work yield; a service that counts none is never busy.
 #[derive(Clone, Debug, Default)]
 pub struct Foreground {
     in_flight: Arc<AtomicUsize>,
@@ -26,6 +32,11 @@ impl Foreground {
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Relaxed)
     }
+
+    /// A burst is in flight ([`BURST`] requests or more).
+    pub fn busy(&self) -> bool {
+        self.in_flight() >= BURST
+    }
 }
 
 /// One request of a [`Foreground`], counted while it lives.
@@ -40,12 +51,11 @@ impl Drop for InFlight {
     }
 }
 
-/// How background work makes room: while at least `busy_at` foreground requests are in flight
-/// (a burst, not a trickle), it runs at most `concurrency` things at once.
+/// How a consumer makes room: while its service's foreground is busy, it handles at most
+/// `concurrency` deliveries at once.
 #[derive(Clone, Debug)]
 pub struct Yield {
     pub to: Foreground,
-    pub busy_at: usize,
     /// At least 1: background work slows down, it never stops.
     pub concurrency: u16,
 }
@@ -56,9 +66,7 @@ impl Yield {
     pub fn limit(yielding: Option<&Yield>, full: u16) -> usize {
         let full = full.max(1);
         let now = match yielding {
-            Some(yielding) if yielding.to.in_flight() >= yielding.busy_at => {
-                yielding.concurrency.clamp(1, full)
-            }
+            Some(yielding) if yielding.to.busy() => yielding.concurrency.clamp(1, full),
             _ => full,
         };
         usize::from(now)
@@ -67,25 +75,20 @@ impl Yield {
 
 #[cfg(test)]
 mod tests {
-    use super::{Foreground, Yield};
+    use super::{BURST, Foreground, Yield};
 
     #[test]
     fn background_work_narrows_while_a_burst_is_in_flight_and_widens_after() {
         let foreground = Foreground::default();
         let yielding = Yield {
             to: foreground.clone(),
-            busy_at: 2,
             concurrency: 2,
         };
         assert_eq!(Yield::limit(Some(&yielding), 8), 8);
-        let first = foreground.enter();
-        assert_eq!(
-            Yield::limit(Some(&yielding), 8),
-            8,
-            "one request is a trickle"
-        );
-        let second = foreground.clone().enter();
-        assert_eq!(foreground.in_flight(), 2);
+        let mut requests: Vec<_> = (1..BURST).map(|_| foreground.enter()).collect();
+        assert_eq!(Yield::limit(Some(&yielding), 8), 8, "a trickle");
+        requests.push(foreground.clone().enter());
+        assert_eq!(foreground.in_flight(), BURST);
         assert_eq!(Yield::limit(Some(&yielding), 8), 2);
         // Never wider than its own width, never stopped.
         assert_eq!(Yield::limit(Some(&yielding), 1), 1);
@@ -94,9 +97,10 @@ mod tests {
             ..yielding.clone()
         };
         assert_eq!(Yield::limit(Some(&stopped), 8), 1);
-        drop((first, second));
-        assert_eq!(foreground.in_flight(), 0);
+        requests.pop();
         assert_eq!(Yield::limit(Some(&yielding), 8), 8);
+        drop(requests);
+        assert_eq!(foreground.in_flight(), 0);
         assert_eq!(Yield::limit(None, 0), 1);
     }
 }

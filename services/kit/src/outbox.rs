@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bus::{Bus, BusError, Message};
 use crate::db::{Backend, Db, DbError, Query, query};
+use crate::foreground::Foreground;
 use crate::{ids, telemetry};
 
 const RETENTION: TimeDelta = TimeDelta::days(7);
@@ -97,6 +98,11 @@ pub struct RelayConfig {
     pub max_retry_delay: Duration,
     /// Attempts before a refused row is parked.
     pub max_attempts: i64,
+    /// The service's requests: while a burst of them is in flight, the relay claims one batch
+    /// per `busy_pause` and leaves the rest in the outbox (durable there as in the broker),
+    /// so that the cores and the database go to the requests first.
+    pub yields_to: Option<Foreground>,
+    pub busy_pause: Duration,
 }
 
 impl Default for RelayConfig {
@@ -108,6 +114,8 @@ impl Default for RelayConfig {
             retry_delay: Duration::from_secs(1),
             max_retry_delay: Duration::from_secs(300),
             max_attempts: 10,
+            yields_to: None,
+            busy_pause: Duration::from_millis(100),
         }
     }
 }
@@ -141,6 +149,16 @@ pub fn spawn_relay(db: Db, bus: Bus, config: RelayConfig, shutdown: Cancellation
         let mut backoff = Duration::from_millis(100);
         let mut last_cleanup = std::time::Instant::now();
         loop {
+            if let Some(foreground) = &config.yields_to
+                && foreground.busy()
+            {
+                // A burst may dip below its threshold between two requests: the pause is
+                // not cut short by that, and costs at most one pause when the burst ends.
+                tokio::select! {
+                    () = tokio::time::sleep(config.busy_pause) => {}
+                    _ = shutdown.cancelled() => break,
+                }
+            }
             match relay_batch(&db, &bus, &config).await {
                 Ok(claimed) if claimed == config.batch as usize => continue,
                 Ok(_) => {

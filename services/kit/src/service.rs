@@ -15,6 +15,7 @@ use crate::bus::Bus;
 use crate::cache::Cache;
 use crate::config::{Backends, ConfigError, Env, SecretUrl};
 use crate::db::{Db, DbError, Migrations};
+use crate::foreground::Foreground;
 use crate::listener::HttpLimits;
 use crate::service_auth::ServiceToken;
 
@@ -34,6 +35,9 @@ pub struct Context {
     pub service_token: ServiceToken,
     /// `HTTP_*`: the limits of every listener.
     pub http: HttpLimits,
+    /// The requests the service counts: its outbox relay makes room for a burst of them, and
+    /// so may its consumers ([`crate::foreground`]). Each part has its own ([`serve`]).
+    pub foreground: Foreground,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +60,7 @@ impl Context {
             cache: backends.cache()?,
             service_token: ServiceToken::from_env(&env)?,
             http: HttpLimits::from_env(&env)?,
+            foreground: Foreground::default(),
             env,
         })
     }
@@ -295,10 +300,18 @@ where
         "service configuration"
     );
     let db = Db::connect(url.expose(), max_connections, migrations).await?;
+    // Its own: in one process (standalone), a burst at one part slows no other's relay.
+    let context = Context {
+        foreground: Foreground::default(),
+        ..context
+    };
     crate::outbox::spawn_relay(
         db.clone(),
         context.bus.clone(),
-        crate::outbox::RelayConfig::default(),
+        crate::outbox::RelayConfig {
+            yields_to: Some(context.foreground.clone()),
+            ..crate::outbox::RelayConfig::default()
+        },
         shutdown.clone(),
     );
     let (token, limits) = (context.service_token.clone(), context.http);

@@ -9,7 +9,7 @@ use std::time::Duration;
 use gatehouse_kit::bus::{Bus, BusError, Message, Topology};
 use gatehouse_kit::consumer::{Consumer, Handler, HandlerFuture, RetryPolicy, replay_dead_letters};
 use gatehouse_kit::db::{Backend, Db, Migrations, Tx, query};
-use gatehouse_kit::foreground::{Foreground, Yield};
+use gatehouse_kit::foreground::{BURST, Foreground, Yield};
 use gatehouse_kit::outbox::{self, OutboxEvent, RelayConfig};
 use gatehouse_kit::testing::{TestDb, eventually};
 use gatehouse_proto::events::Queue;
@@ -562,7 +562,6 @@ async fn a_consumer_narrows_while_a_burst_of_requests_is_in_flight_and_widens_af
         concurrency: 4,
         yields: Some(Yield {
             to: requests.clone(),
-            busy_at: 2,
             concurrency: 1,
         }),
     }
@@ -587,8 +586,8 @@ async fn a_consumer_narrows_while_a_burst_of_requests_is_in_flight_and_widens_af
         }
     };
 
-    // A burst: two requests in flight. The consumer still handles everything, one at a time.
-    let burst = (requests.enter(), requests.enter());
+    // A burst in flight: the consumer still handles everything, one at a time.
+    let burst: Vec<_> = (0..BURST).map(|_| requests.enter()).collect();
     let published = eventually(Duration::from_secs(15), || async {
         let published = bus.publish_all(&batch("burst")).await;
         published.broken.is_none().then_some(())
@@ -614,4 +613,56 @@ async fn a_consumer_narrows_while_a_burst_of_requests_is_in_flight_and_widens_af
     let widest = width.widest.load(Ordering::SeqCst);
     assert!(widest > 1, "{url}: {widest} at once after the burst");
     shutdown.cancel();
+}
+
+#[tokio::test]
+async fn the_relay_holds_back_during_a_burst_of_requests_and_not_after() {
+    let database = TestDb::new(Backend::Sqlite).await;
+    let db = database.connect(&NONE).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
+    let collector = Collector::start(&bus, queue.name).await;
+    let requests = Foreground::default();
+    let shutdown = CancellationToken::new();
+    let config = RelayConfig {
+        batch: 2,
+        yields_to: Some(requests.clone()),
+        busy_pause: Duration::from_secs(1),
+        ..fast_relay()
+    };
+    let published_all = |within: Duration| {
+        let db = db.clone();
+        async move {
+            eventually(within, || async {
+                (outbox::pending(&db).await.ok() == Some(0)).then_some(())
+            })
+            .await
+            .is_some()
+        }
+    };
+
+    // A burst in flight: a batch of 2 rows per second.
+    let burst: Vec<_> = (0..BURST).map(|_| requests.enter()).collect();
+    let ids = enqueue_updates(&db, (0..6).map(|i| format!("user-{i}"))).await;
+    outbox::spawn_relay(db.clone(), bus.clone(), config, shutdown.clone());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(outbox::pending(&db).await.unwrap(), 6, "held back");
+    assert!(
+        published_all(Duration::from_secs(15)).await,
+        "but never stopped"
+    );
+
+    // The burst is over: 100 rows, 50 batches, without a pause between them.
+    drop(burst);
+    let more = enqueue_updates(&db, (6..106).map(|i| format!("user-{i}"))).await;
+    assert!(
+        published_all(Duration::from_secs(10)).await,
+        "published at full pace after the burst"
+    );
+    shutdown.cancel();
+    let mut received = collector.collected(106).await;
+    received.sort();
+    let mut expected = [ids, more].concat();
+    expected.sort();
+    assert_eq!(received, expected);
 }
