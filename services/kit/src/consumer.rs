@@ -58,8 +58,9 @@ pub struct Consumer {
     /// writes do not depend on the order events come in (each in its own transaction), and
     /// keeps a consumer from waiting on one database round trip at a time.
     pub concurrency: u16,
-    /// Foreground work of the same process this consumer makes room for: while it is busy,
-    /// fewer deliveries are handled at once (the queue waits; the requests do not).
+    /// The requests of its service (`Context::foreground`) this consumer makes room for:
+    /// during a burst of them, fewer deliveries are handled at once (the queue waits; the
+    /// requests do not).
     pub yields: Option<Yield>,
 }
 
