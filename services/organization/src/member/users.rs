@@ -119,18 +119,19 @@ pub async fn fill_missing(
     for member in listed.iter_mut().filter(|m| m.user.is_none()) {
         member.user = found.get(&member.member.user_id).map(MemberUser::from);
     }
-    if let Err(error) = save_all(db, found.values()).await {
+    if let Err(error) = save_all(db, found.into_values().collect()).await {
         tracing::warn!(%error, "members' users not copied; the next list asks identity again");
     }
     Ok(())
 }
 
-async fn save_all<'a>(
-    db: &Db,
-    users: impl Iterator<Item = &'a identity_pb::User>,
-) -> Result<(), DbError> {
+/// Writes the copies of `users` in one transaction, in the order of their ids: concurrent
+/// lists filling the same members then take the rows' locks in the same order and wait for
+/// each other, where any other order lets two of them deadlock (PostgreSQL aborts one).
+pub async fn save_all(db: &Db, mut users: Vec<identity_pb::User>) -> Result<(), DbError> {
+    users.sort_unstable_by(|a, b| a.id.cmp(&b.id));
     let mut tx = db.begin().await?;
-    for user in users {
+    for user in &users {
         save(&mut tx, user).await?;
     }
     tx.commit().await

@@ -357,3 +357,54 @@ async fn copies_go_with_the_last_membership(#[case] backend: Backend) {
         .unwrap();
     assert_eq!(copies(&f).await, 0, "{backend:?}: organization deleted");
 }
+
+/// Lists filling the same members at once (the first lists after the copy existed, under
+/// load) each write every copy in one transaction: they wait for each other and all succeed.
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn concurrent_fills_of_the_same_members_all_succeed(#[case] backend: Backend) {
+    let f = fixture(backend).await;
+    let db = f.organizations.db().clone();
+    let users: Vec<identity_pb::User> = (0..100)
+        .map(|n| identity_pb::User {
+            id: format!("filled-{n:03}"),
+            name: format!("Filled {n}"),
+            email: format!("filled-{n}@example.com"),
+            updated_at_unix_ms: 1,
+            ..Default::default()
+        })
+        .collect();
+    for user in &users {
+        query(
+            "INSERT INTO members (id, organization_id, user_id, role, created_at) \
+             VALUES ($1, $2, $1, 'member', CURRENT_TIMESTAMP)",
+        )
+        .bind(user.id.as_str())
+        .bind(f.organization.id.as_str())
+        .execute(&db)
+        .await
+        .unwrap();
+    }
+    // Each fill in its own order, as identity's answer (a map) gives them.
+    let fills: Vec<_> = (0..8)
+        .map(|n| {
+            let mut order = users.clone();
+            order.rotate_left(n * 13);
+            if n % 2 == 1 {
+                order.reverse();
+            }
+            let db = db.clone();
+            tokio::spawn(async move {
+                gatehouse_organization::member::users::save_all(&db, order).await
+            })
+        })
+        .collect();
+    for fill in fills {
+        fill.await
+            .unwrap()
+            .unwrap_or_else(|error| panic!("{backend:?}: a fill failed: {error}"));
+    }
+    assert_eq!(copies(&f).await, 102, "{backend:?}: Olga, Max and the 100");
+}
