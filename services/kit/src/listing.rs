@@ -231,9 +231,26 @@ pub fn descending(location: &str, direction: Option<&str>) -> Result<bool, Failu
     }
 }
 
+/// The total a page shows without counting: the rows before it and in it, when nothing
+/// follows the page (`last`) and it is not empty past the start (the offset may be past the
+/// end, where the total is not `offset`).
+pub fn total_from_page(offset: Option<u64>, rows: usize, last: bool) -> Option<u64> {
+    let offset = offset.unwrap_or(0);
+    let rows = rows as u64;
+    (last && (rows > 0 || offset == 0)).then(|| offset.saturating_add(rows))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_last_page_shows_its_total_unless_it_is_past_the_end() {
+        assert_eq!(total_from_page(None, 0, true), Some(0));
+        assert_eq!(total_from_page(Some(20), 5, true), Some(25));
+        assert_eq!(total_from_page(Some(20), 5, false), None);
+        assert_eq!(total_from_page(Some(30), 0, true), None, "past the end");
+    }
 
     #[test]
     fn like_patterns_match_wildcards_literally() {

@@ -200,11 +200,20 @@ pub async fn page(
         )
         .order_by((m.clone(), Alias::new(list.sort)), order.clone())
         .order_by((m, Alias::new("id")), order);
-    let rows: Vec<ListedRow> = db
-        .build_page(&select, Some(list.limit), list.offset)
+    // One row past the page tells whether anything follows it; when nothing does, the page
+    // shows the total and needs no count. The organization's members are all read and sorted
+    // for any page anyway (its index is on the organization, not the order).
+    let mut rows: Vec<ListedRow> = db
+        .build_page(&select, Some(list.limit.saturating_add(1)), list.offset)
         .fetch_all(db)
         .await?;
+    let last = rows.len() as u64 <= list.limit;
+    rows.truncate(usize::try_from(list.limit).unwrap_or(usize::MAX));
+    let shown = gatehouse_kit::listing::total_from_page(list.offset, rows.len(), last);
     let members = rows.into_iter().map(Into::into).collect();
+    if let Some(total) = shown {
+        return Ok((members, total));
+    }
     let mut count = Query::select();
     count
         .from(Alias::new("members"))

@@ -100,6 +100,34 @@ async fn member_id(f: &Fixture, caller: &Caller) -> String {
     f.members.active_member(caller).await.unwrap().member.id
 }
 
+/// Every page of the three members, and its total: from the page when nothing follows it,
+/// counted when something does or the offset is past the end.
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn every_page_and_total_is_the_plain_offset_of_the_list(#[case] backend: Backend) {
+    let f = fixture(backend).await;
+    let (all, _) = f.members.list(&f.owner, None, &page(100)).await.unwrap();
+    let all: Vec<String> = all.into_iter().map(|m| m.member.id).collect();
+    assert_eq!(all.len(), 3);
+    for limit in [0, 1, 2, 3, 4] {
+        for offset in [None, Some(0), Some(1), Some(2), Some(3), Some(5)] {
+            let mut query = page(limit);
+            query.offset = offset;
+            let (listed, total) = f.members.list(&f.owner, None, &query).await.unwrap();
+            let from = usize::try_from(offset.unwrap_or(0)).unwrap().min(3);
+            let to = (from + usize::try_from(limit).unwrap()).min(3);
+            let ids: Vec<String> = listed.into_iter().map(|m| m.member.id).collect();
+            assert_eq!(
+                (ids, total),
+                (all[from..to].to_vec(), 3),
+                "{backend:?}: limit {limit} offset {offset:?}"
+            );
+        }
+    }
+}
+
 #[rstest]
 #[case::sqlite(Backend::Sqlite)]
 #[case::postgres(Backend::Postgres)]
