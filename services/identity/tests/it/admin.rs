@@ -331,6 +331,76 @@ async fn list_users_searches_filters_sorts_and_pages(#[case] backend: Backend) {
     let _ = store::column("email");
 }
 
+/// The unfiltered total is the count the triggers keep (migration 0006): it follows every way
+/// a user comes and goes, sign-up, an admin's create and remove, a row written or deleted
+/// directly, and always equals `COUNT(*)`.
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn the_unfiltered_total_follows_users_coming_and_going(#[case] backend: Backend) {
+    let t = setup(backend).await;
+    let admin = an_admin(&t, "Root").await;
+    let totals = || async {
+        let page = ListQuery {
+            limit: Some(1),
+            ..Default::default()
+        };
+        let (_, listed) = t.admin.list_users(&admin, &page).await.unwrap();
+        let (counted,): (i64,) = query("SELECT COUNT(*) FROM users")
+            .fetch_one(&t.db)
+            .await
+            .unwrap();
+        assert_eq!(
+            listed, counted as u64,
+            "{backend:?}: the kept count drifted"
+        );
+        listed
+    };
+    assert_eq!(totals().await, 1, "{backend:?}");
+    let signed_up = user(&t, "Signed").await;
+    let created = t
+        .admin
+        .create_user(
+            &admin,
+            NewUserByAdmin {
+                email: "made@example.com".into(),
+                password: Some(PASSWORD.into()),
+                name: "Made".into(),
+                roles: None,
+                data: Default::default(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(totals().await, 3, "{backend:?}: signed up and created");
+    t.admin.remove_user(&admin, &created.id).await.unwrap();
+    assert_eq!(totals().await, 2, "{backend:?}: removed");
+    query("INSERT INTO users (id, name, email, created_at, updated_at) VALUES ('direct', 'D', 'd@example.com', $1, $1)")
+        .bind(gatehouse_kit::ids::now())
+        .execute(&t.db)
+        .await
+        .unwrap();
+    query("DELETE FROM users WHERE id = $1")
+        .bind(&signed_up)
+        .execute(&t.db)
+        .await
+        .unwrap();
+    assert_eq!(totals().await, 2, "{backend:?}: one row in, one out");
+    // A sign-up refused (the email is taken) counts no one.
+    let taken = t
+        .rules
+        .sign_up(SignUp {
+            name: "Again".into(),
+            email: "root@example.com".into(),
+            password: PASSWORD.into(),
+            ..Default::default()
+        })
+        .await;
+    assert!(taken.is_err(), "{backend:?}");
+    assert_eq!(totals().await, 2, "{backend:?}: refused");
+}
+
 #[rstest]
 #[case::sqlite(Backend::Sqlite)]
 #[case::postgres(Backend::Postgres)]

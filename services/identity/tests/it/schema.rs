@@ -45,6 +45,14 @@ async fn a_database_from_before_the_reshape_migrates_forward(#[case] backend: Ba
         .await
         .unwrap();
     assert_eq!(name, "Old", "{backend:?}");
+    let (counted,): (i64,) = query("SELECT users FROM user_count")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(
+        counted, 1,
+        "{backend:?}: users from before the count are counted"
+    );
     assert_eq!(
         gatehouse_kit::outbox::pending(&db).await.unwrap(),
         0,
