@@ -231,12 +231,13 @@ impl Db {
         }
     }
 
-    /// Renders a SELECT that has no LIMIT or OFFSET of its own as one page of it. On SQLite
-    /// the LIMIT is written into the statement: SQLite plans with a bound LIMIT's value, which
-    /// makes it prepare a statement with `LIMIT ?` again on every run; a page size takes few
-    /// values, an offset many, so the offset stays a parameter (written in, each offset would be
-    /// a statement of its own). PostgreSQL binds both: its cached generic plan for the
-    /// statement is what list-users has always run with.
+    /// Renders a SELECT that has no LIMIT or OFFSET of its own as one page of it, the LIMIT
+    /// written into the statement and the offset bound. Both backends plan with a bound
+    /// LIMIT's value: SQLite prepares a statement with `LIMIT ?` again on every run, and
+    /// PostgreSQL's generic plan for `LIMIT $n` assumes a tenth of the table, so it plans
+    /// the statement anew on every run (a third of a millisecond for a page of users)
+    /// instead of reusing its plan. A page size takes few values, an offset many, so the
+    /// offset stays a parameter (written in, each offset would be a statement of its own).
     pub fn build_page(
         &self,
         statement: &SelectStatement,
@@ -251,21 +252,15 @@ impl Db {
         let limit = limit.map_or(i64::MAX, |n| i64::try_from(n).unwrap_or(i64::MAX));
         let offset = offset.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
         let mut sql = query.sql.into_owned();
-        let mut bind = |sql: &mut String, value: i64| {
-            query.args.push(Value::BigInt(Some(value)));
+        sql.push_str(" LIMIT ");
+        sql.push_str(&limit.to_string());
+        if let Some(offset) = offset {
+            query.args.push(Value::BigInt(Some(offset)));
+            sql.push_str(" OFFSET ");
             match self.backend() {
                 Backend::Sqlite => sql.push('?'),
                 Backend::Postgres => sql.push_str(&format!("${}", query.args.len())),
             }
-        };
-        sql.push_str(" LIMIT ");
-        match self.backend() {
-            Backend::Sqlite => sql.push_str(&limit.to_string()),
-            Backend::Postgres => bind(&mut sql, limit),
-        }
-        if let Some(offset) = offset {
-            sql.push_str(" OFFSET ");
-            bind(&mut sql, offset);
         }
         query.sql = Cow::Owned(sql);
         query
