@@ -124,14 +124,7 @@ impl Db {
         let pool = if url.starts_with("sqlite:") {
             Pool::Sqlite(open_sqlite(url, max_connections).await?)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Pool::Postgres(
-                PgPoolOptions::new()
-                    .max_connections(max_connections)
-                    .acquire_timeout(Duration::from_secs(5))
-                    .connect(url)
-                    .await
-                    .map_err(DbError::Connect)?,
-            )
+            Pool::Postgres(open_postgres(url, max_connections).await?)
         } else {
             return Err(DbError::UnsupportedUrl(crate::config::redact_url(url)));
         };
@@ -315,8 +308,39 @@ async fn open_sqlite(url: &str, max_connections: u32) -> Result<SqlitePool, DbEr
     }
     SqlitePoolOptions::new()
         .max_connections(max_connections)
+        // A ping is a round trip to the connection's thread (two thread wakes), and a
+        // connection in this process cannot have gone away while idle; sqlx still pings each
+        // one as it comes back to the pool, which is where a broken one is dropped.
+        .test_before_acquire(false)
         .acquire_timeout(Duration::from_secs(5))
         .connect_with(options)
+        .await
+        .map_err(DbError::Connect)
+}
+
+/// A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
+pub const PG_PING_AFTER_IDLE: Duration = Duration::from_secs(1);
+
+async fn open_postgres(url: &str, max_connections: u32) -> Result<PgPool, DbError> {
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        // sqlx pings (a round trip) every connection it hands out, and again as each comes
+        // back: a statement cost three round trips. One in use within the last second is not
+        // pinged again: under load that is every connection, and should the server have
+        // ended it meanwhile, its next statement fails and the ping on its way back drops it.
+        // One idle for longer (after a quiet spell, a restarted server, a proxy's idle cut)
+        // is pinged, and replaced if it is gone.
+        .test_before_acquire(false)
+        .before_acquire(|connection, meta| {
+            Box::pin(async move {
+                if meta.idle_for > PG_PING_AFTER_IDLE {
+                    sqlx::Connection::ping(connection).await?;
+                }
+                Ok(true)
+            })
+        })
+        .connect(url)
         .await
         .map_err(DbError::Connect)
 }

@@ -1,7 +1,8 @@
 //! kit's tests against real backends, one binary: the storage API on both databases (a named
-//! case per backend), the Redis cache through a cuttable proxy.
+//! case per backend), the PostgreSQL pool, the Redis cache through a cuttable proxy.
 
 mod cache;
 mod db;
 mod events;
+mod pool;
 mod service;

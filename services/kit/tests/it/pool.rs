@@ -1,0 +1,161 @@
+//! kit's PostgreSQL pool against a real server: a connection used moments ago goes straight to
+//! its statement (no ping first), one that sat idle past `PG_PING_AFTER_IDLE` is checked and
+//! replaced when the server ended it, and one the server ended while it was in use costs one
+//! statement, after which the pool has a working connection again.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use gatehouse_kit::db::{Backend, Db, Migrations, PG_PING_AFTER_IDLE, query};
+use gatehouse_kit::testing::{TestDb, postgres_admin_url};
+use sqlx::Connection as _;
+use sqlx::migrate::Migrator;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+static EMPTY: Migrator = Migrator::DEFAULT;
+const NONE: Migrations = Migrations {
+    sqlite: &EMPTY,
+    postgres: &EMPTY,
+};
+
+/// Forwards one TCP connection at a time to `target`, counting the reads of what the client
+/// sent: each is one flush of the client's, so one round trip it started.
+struct CountingProxy {
+    addr: std::net::SocketAddr,
+    client_reads: Arc<AtomicUsize>,
+}
+
+impl CountingProxy {
+    async fn start(target: String) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("proxy listen");
+        let addr = listener.local_addr().expect("proxy address");
+        let client_reads = Arc::new(AtomicUsize::new(0));
+        let counted = client_reads.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = TcpStream::connect(&target).await else {
+                    return;
+                };
+                let (mut client_in, mut client_out) = client.into_split();
+                let (mut server_in, mut server_out) = server.into_split();
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut buffer = vec![0u8; 64 * 1024];
+                    while let Ok(n) = client_in.read(&mut buffer).await {
+                        if n == 0 || server_out.write_all(&buffer[..n]).await.is_err() {
+                            break;
+                        }
+                        counted.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut server_in, &mut client_out).await;
+                });
+            }
+        });
+        Self { addr, client_reads }
+    }
+
+    fn client_reads(&self) -> usize {
+        self.client_reads.load(Ordering::SeqCst)
+    }
+}
+
+/// `url` with its host and port replaced by `addr`.
+fn through(url: &str, addr: std::net::SocketAddr) -> String {
+    let (scheme, rest) = url.split_once("://").expect("a URL");
+    let (user, rest) = rest.split_once('@').expect("a user in the URL");
+    let (_, path) = rest.split_once('/').expect("a database in the URL");
+    format!("{scheme}://{user}@{addr}/{path}")
+}
+
+/// The host and port `url` names.
+fn target(url: &str) -> String {
+    let rest = url.split_once('@').expect("a user in the URL").1;
+    rest.split_once('/')
+        .expect("a database in the URL")
+        .0
+        .to_string()
+}
+
+async fn backend_pid(db: &Db) -> Result<i32, gatehouse_kit::db::DbError> {
+    let (pid,): (i32,) = query("SELECT pg_backend_pid()").fetch_one(db).await?;
+    Ok(pid)
+}
+
+/// Ends `pid` on the server and waits until it is gone.
+async fn terminate(pid: i32) {
+    let mut admin = sqlx::PgConnection::connect(&postgres_admin_url())
+        .await
+        .expect("admin connection");
+    let (ended,): (bool,) = sqlx::query_as("SELECT pg_terminate_backend($1, 5000)")
+        .bind(pid)
+        .fetch_one(&mut admin)
+        .await
+        .expect("pg_terminate_backend");
+    assert!(ended, "backend {pid} did not end");
+}
+
+/// Lets the pool's background return of the last connection (its ping) finish.
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+}
+
+#[tokio::test]
+async fn a_statement_on_a_connection_used_moments_ago_is_not_preceded_by_a_ping() {
+    let database = TestDb::new(Backend::Postgres).await;
+    let proxy = CountingProxy::start(target(&database.url)).await;
+    let db = Db::connect(&through(&database.url, proxy.addr), 1, &NONE)
+        .await
+        .expect("pool through the proxy");
+    const SQL: &str = "SELECT $1::BIGINT";
+    // The first run also prepares the statement (a round trip of its own).
+    let _: (i64,) = query(SQL).bind(0i64).fetch_one(&db).await.expect("warm-up");
+    settle().await;
+    let before = proxy.client_reads();
+    for n in 1..=10i64 {
+        let (echo,): (i64,) = query(SQL).bind(n).fetch_one(&db).await.expect("statement");
+        assert_eq!(echo, n);
+    }
+    settle().await;
+    // Each statement is one flush, and sqlx pings each connection as it comes back (one
+    // more); a ping on the way out as well made it 30.
+    assert_eq!(proxy.client_reads() - before, 20);
+}
+
+#[tokio::test]
+async fn a_connection_the_server_ended_while_idle_is_replaced_before_it_is_used() {
+    let database = TestDb::new(Backend::Postgres).await;
+    let db = Db::connect(&database.url, 1, &NONE)
+        .await
+        .expect("pool of one");
+    let first = backend_pid(&db).await.expect("first statement");
+    terminate(first).await;
+    tokio::time::sleep(PG_PING_AFTER_IDLE + Duration::from_millis(300)).await;
+    let next = backend_pid(&db)
+        .await
+        .expect("the ping finds the ended connection and a new one answers");
+    assert_ne!(next, first);
+}
+
+#[tokio::test]
+async fn a_connection_the_server_ended_while_in_use_costs_one_statement_then_the_pool_recovers() {
+    let database = TestDb::new(Backend::Postgres).await;
+    let db = Db::connect(&database.url, 1, &NONE)
+        .await
+        .expect("pool of one");
+    let first = backend_pid(&db).await.expect("first statement");
+    terminate(first).await;
+    assert!(
+        backend_pid(&db).await.is_err(),
+        "a connection used moments ago is not pinged, so its next statement meets the end"
+    );
+    let next = backend_pid(&db)
+        .await
+        .expect("the failed connection was dropped and a new one answers");
+    assert_ne!(next, first);
+}
