@@ -103,50 +103,70 @@ fn last_page(query: &ListQuery, rows: usize) -> bool {
     query.limit.is_none_or(|limit| (rows as u64) < limit)
 }
 
-/// The user at `offset` in the default order, and how many users there are, in one statement.
-/// Finding that user walks the `users_created_at` index alone (an index-only scan on
-/// PostgreSQL, a covering index on SQLite), where `OFFSET` on the page itself reads every
-/// skipped row from the table (SQLite: a seek per row; PostgreSQL: a heap fetch per row).
-const START_AND_TOTAL: &str = r#"SELECT "id", (SELECT "users" FROM "user_count") FROM "users" ORDER BY "created_at" ASC, "id" ASC LIMIT 1 OFFSET $1"#;
+/// One user of a deep page and the number of all users, read together (see [`deep_page`]).
+struct CountedUser {
+    user: User,
+    total: i64,
+}
 
-/// A page deep in the default order of all users: its first user and the total first (see
-/// [`START_AND_TOTAL`]), then the page from that user's `(created_at, id)` on, through the
-/// same index. The key is read back by id in SQL, not bound from Rust, so it compares as
-/// stored (SQLite keeps times as text). `None` when there is no such page to start.
+/// The user's columns by position, then the total after them.
+impl<'r, R> sqlx::FromRow<'r, R> for CountedUser
+where
+    R: sqlx::Row,
+    usize: sqlx::ColumnIndex<R>,
+    User: sqlx::FromRow<'r, R>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            user: <User as sqlx::FromRow<'r, R>>::from_row(row)?,
+            total: row.try_get(crate::user::COLUMNS.len())?,
+        })
+    }
+}
+
+/// A page deep in the default order of all users, in one statement: the page starts at the
+/// `(created_at, id)` of the user at `offset`, which a subquery finds by walking the
+/// `users_created_at` index alone (an index-only scan on PostgreSQL, a covering index on
+/// SQLite), where `OFFSET` on the page itself would read every skipped row from the table
+/// (SQLite: a seek per row; PostgreSQL: a heap fetch per row). The key never leaves SQL, so
+/// it compares as stored (SQLite keeps times as text). Every row carries the total that the
+/// triggers keep (migration 0006). `None` when the page is empty: past the end, where the
+/// total must be counted.
 async fn deep_page(
     db: &Db,
     query: &ListQuery,
     offset: u64,
 ) -> Result<Option<(Vec<User>, u64)>, DbError> {
-    let start: Option<(String, i64)> = gatehouse_kit::db::query(START_AND_TOTAL)
-        .bind(i64::try_from(offset).unwrap_or(i64::MAX))
-        .fetch_optional(db)
-        .await?;
-    let Some((first_id, total)) = start else {
-        // Past the end.
-        return Ok(None);
-    };
-    let mut first = Query::select();
-    first
+    let mut start = Query::select();
+    start
         .from(Alias::new("users"))
         .columns([Alias::new("created_at"), Alias::new("id")])
-        .and_where(Expr::col(Alias::new("id")).eq(first_id));
+        .order_by(Alias::new("created_at"), Order::Asc)
+        .order_by(Alias::new("id"), Order::Asc)
+        .limit(1)
+        .offset(offset);
+    let mut total = Query::select();
+    total
+        .from(Alias::new("user_count"))
+        .column(Alias::new("users"));
     let mut page = page_statement(query, &Cond::all());
-    page.and_where(
-        Expr::tuple([
-            Expr::col(Alias::new("created_at")),
-            Expr::col(Alias::new("id")),
-        ])
-        .gte(SimpleExpr::SubQuery(None, Box::new(first.into()))),
-    );
-    let users: Vec<User> = db
+    page.expr(SimpleExpr::SubQuery(None, Box::new(total.into())))
+        .and_where(
+            Expr::tuple([
+                Expr::col(Alias::new("created_at")),
+                Expr::col(Alias::new("id")),
+            ])
+            .gte(SimpleExpr::SubQuery(None, Box::new(start.into()))),
+        );
+    let rows: Vec<CountedUser> = db
         .build_page(&page, query.limit, None)
         .fetch_all(db)
         .await?;
-    if users.is_empty() {
-        // The first user was deleted in between: no key to start from.
+    let Some(total) = rows.first().map(|row| row.total) else {
         return Ok(None);
-    }
+    };
+    let users = rows.into_iter().map(|row| row.user).collect();
     Ok(Some((users, u64::try_from(total).unwrap_or(0))))
 }
 
