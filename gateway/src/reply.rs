@@ -1,6 +1,5 @@
 //! A JSON response with the `Set-Cookie` headers a handler adds to it.
 
-use axum::Json;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -10,9 +9,21 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// Serialized into one buffer, not through `Json`'s `BytesMut` writer: a list (a page of
+    /// users or members) is hundreds of small writes, and each costs a `BytesMut` capacity
+    /// check.
     pub fn json(body: &impl Serialize) -> Self {
-        Self {
-            response: Json(body).into_response(),
+        match serde_json::to_string(body) {
+            Ok(body) => Self::raw_json(body),
+            Err(error) => {
+                tracing::error!(%error, "answer not serializable");
+                Self {
+                    response: crate::error::ApiError::from(
+                        gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR,
+                    )
+                    .into_response(),
+                }
+            }
         }
     }
 

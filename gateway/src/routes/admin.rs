@@ -292,13 +292,7 @@ async fn list_users(
         limit,
         offset,
     };
-    // Into one buffer, not through `Json`'s `BytesMut` writer: a page of users is hundreds of
-    // small writes, and each costs a `BytesMut` capacity check.
-    let body = serde_json::to_string(&page).map_err(|error| {
-        tracing::error!(%error, "list-users answer not serializable");
-        ApiError::from(base::INTERNAL_SERVER_ERROR)
-    })?;
-    Ok(Reply::raw_json(body))
+    Ok(Reply::json(&page))
 }
 
 /// `utoipa`'s query parameters for list-users (the same fields as [`ListUsersQuery`]).
