@@ -14,9 +14,10 @@
 #   MODES=distributed GATEHOUSE_BIN=… bash bench/run-admin.sh
 #
 # Knobs: USERS=10000 ORGS=50 MEMBERS=100 DUR=10s CONNS=32 THREADS=2
-#   MODES="reference standalone distributed"
+#   MODES="reference standalone distributed"; PORT=3400 REF_PORT=3401 (the gateway's and the reference's)
 #   GATEHOUSE_BIN (else a release build), CARGO_TARGET_DIR, PG (postgres://postgres@127.0.0.1:5432),
 #   REF_SRC / REF_CACHE (the reference server and a writable copy with node_modules).
+#   HOLD=1 (with one mode): seed, then leave the stack running for profiling (see hold()).
 # Writes bench/results/admin-<stamp>/ (gitignored): wrk outputs and summary.md.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,7 +27,7 @@ MODES="${MODES:-reference standalone distributed}"
 PG="${PG:-postgres://postgres@127.0.0.1:5432}"
 REF_SRC="${REF_SRC:-$REPO/../shared/reference/better-auth-server}"
 REF_CACHE="${REF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gatehouse-bench/better-auth-server}"
-PORT=3400 REF_PORT=3401
+PORT="${PORT:-3400}" REF_PORT="${REF_PORT:-3401}"
 OUT="$HERE/results/admin-$(date -u +%Y%m%dT%H%M%SZ)"
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -79,6 +80,7 @@ measure() {
 
 scenarios() { # base URL, cookie
   local code
+  if [ -n "${HOLD:-}" ]; then hold "$@"; return; fi
   code="$(curl -s -o "$WORK/check.json" -w '%{http_code}' -H "cookie: $2" "$1/api/auth/admin/list-users?limit=100")"
   [ "$code" = 200 ] || { echo "$MODE: list-users answered $code: $(cat "$WORK/check.json")" >&2; return 1; }
   python3 -c "import json,sys; d=json.load(open('$WORK/check.json')); assert d['total'] >= $USERS and len(d['users']) == 100, d.get('total')"
@@ -87,6 +89,15 @@ scenarios() { # base URL, cookie
   measure list-sessions "$1" "/api/auth/list-sessions" "$2"
   measure get-session "$1" "/api/auth/get-session" "$2"
   organization_scenarios "$1" "$2"
+}
+
+# HOLD=1: instead of measuring, leave the seeded stack running for a profiler and write what a
+# request needs to $HOLD_FILE (default bench/results/hold.env); the run ends when killed.
+hold() {
+  local file="${HOLD_FILE:-$HERE/results/hold.env}"
+  printf 'URL=%s\nCOOKIE=%q\nORGANIZATION_ID=%s\nMODE=%s\n' "$1" "$2" "$ORGANIZATION_ID" "$MODE" >"$file"
+  log "$MODE: holding; $file says how to reach it"
+  while :; do sleep 3600; done
 }
 
 # The organization reads; ORGANIZATION_ID is the first seeded organization. $1 URL, $2 cookie.
