@@ -309,8 +309,8 @@ async fn open_sqlite(url: &str, max_connections: u32) -> Result<SqlitePool, DbEr
     SqlitePoolOptions::new()
         .max_connections(max_connections)
         // A ping is a round trip to the connection's thread (two thread wakes), and a
-        // connection in this process cannot have gone away while idle; sqlx still pings each
-        // one as it comes back to the pool, which is where a broken one is dropped.
+        // connection in this process cannot have gone away while idle. sqlx still pings each
+        // one as it comes back to the pool (not configurable), which drops a broken one.
         .test_before_acquire(false)
         .acquire_timeout(Duration::from_secs(5))
         .connect_with(options)
@@ -326,11 +326,12 @@ async fn open_postgres(url: &str, max_connections: u32) -> Result<PgPool, DbErro
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
         // sqlx pings (a round trip) every connection it hands out, and again as each comes
-        // back: a statement cost three round trips. One in use within the last second is not
-        // pinged again: under load that is every connection, and should the server have
-        // ended it meanwhile, its next statement fails and the ping on its way back drops it.
-        // One idle for longer (after a quiet spell, a restarted server, a proxy's idle cut)
-        // is pinged, and replaced if it is gone.
+        // back: a statement cost three round trips. One back in the pool less than a second
+        // is not pinged again. Under load that is every connection: one the server ends
+        // (a restart) fails its next statement, and the ping on its way back drops it. One
+        // idle for longer (a quiet spell, a proxy's idle cut) is pinged, and replaced if it
+        // is gone. sqlx's idle check (every 10 minutes) puts idle connections back as if
+        // returned just then, so for a second after it they go out unpinged as well.
         .test_before_acquire(false)
         .before_acquire(|connection, meta| {
             Box::pin(async move {

@@ -131,8 +131,8 @@ where
 /// SQLite), where `OFFSET` on the page itself would read every skipped row from the table
 /// (SQLite: a seek per row; PostgreSQL: a heap fetch per row). The key never leaves SQL, so
 /// it compares as stored (SQLite keeps times as text). Every row carries the total that the
-/// triggers keep (migration 0006). `None` when the page is empty: past the end, where the
-/// total must be counted.
+/// triggers keep (migration 0006). `None` when the page is empty (past the end, or a limit
+/// of 0): then the total must be counted.
 async fn deep_page(
     db: &Db,
     query: &ListQuery,
@@ -145,7 +145,7 @@ async fn deep_page(
         .order_by(Alias::new("created_at"), Order::Asc)
         .order_by(Alias::new("id"), Order::Asc)
         .limit(1)
-        .offset(offset);
+        .offset(std::cmp::min(offset, i64::MAX.unsigned_abs()));
     let mut total = Query::select();
     total
         .from(Alias::new("user_count"))

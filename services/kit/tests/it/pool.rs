@@ -1,7 +1,7 @@
 //! kit's PostgreSQL pool against a real server: a connection used moments ago goes straight to
 //! its statement (no ping first), one that sat idle past `PG_PING_AFTER_IDLE` is checked and
-//! replaced when the server ended it, and one the server ended while it was in use costs one
-//! statement, after which the pool has a working connection again.
+//! replaced when the server ended it, and one the server ended moments after its use costs
+//! one statement, after which the pool has a working connection again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -87,22 +87,31 @@ async fn backend_pid(db: &Db) -> Result<i32, gatehouse_kit::db::DbError> {
     Ok(pid)
 }
 
-/// Ends `pid` on the server and waits until it is gone.
-async fn terminate(pid: i32) {
-    let mut admin = sqlx::PgConnection::connect(&postgres_admin_url())
-        .await
-        .expect("admin connection");
-    let (ended,): (bool,) = sqlx::query_as("SELECT pg_terminate_backend($1, 5000)")
-        .bind(pid)
-        .fetch_one(&mut admin)
-        .await
-        .expect("pg_terminate_backend");
-    assert!(ended, "backend {pid} did not end");
-}
-
 /// Lets the pool's background return of the last connection (its ping) finish.
 async fn settle() {
     tokio::time::sleep(Duration::from_millis(200)).await;
+}
+
+/// A pool of one connection, used once, back in the pool, then ended by the server: the
+/// backend it had. The administrator's connection is open before, so that the connection is
+/// ended well inside `PG_PING_AFTER_IDLE` of its return.
+async fn pool_whose_connection_the_server_ended(database: &TestDb) -> (Db, i32) {
+    let mut admin = sqlx::PgConnection::connect(&postgres_admin_url())
+        .await
+        .expect("admin connection");
+    let db = Db::connect(&database.url, 1, &NONE)
+        .await
+        .expect("pool of one");
+    let first = backend_pid(&db).await.expect("first statement");
+    settle().await;
+    // With a timeout it waits until the backend is gone (PostgreSQL 14 and later).
+    let (ended,): (bool,) = sqlx::query_as("SELECT pg_terminate_backend($1, 5000)")
+        .bind(first)
+        .fetch_one(&mut admin)
+        .await
+        .expect("pg_terminate_backend");
+    assert!(ended, "backend {first} did not end");
+    (db, first)
 }
 
 #[tokio::test]
@@ -130,12 +139,8 @@ async fn a_statement_on_a_connection_used_moments_ago_is_not_preceded_by_a_ping(
 #[tokio::test]
 async fn a_connection_the_server_ended_while_idle_is_replaced_before_it_is_used() {
     let database = TestDb::new(Backend::Postgres).await;
-    let db = Db::connect(&database.url, 1, &NONE)
-        .await
-        .expect("pool of one");
-    let first = backend_pid(&db).await.expect("first statement");
-    terminate(first).await;
-    tokio::time::sleep(PG_PING_AFTER_IDLE + Duration::from_millis(300)).await;
+    let (db, first) = pool_whose_connection_the_server_ended(&database).await;
+    tokio::time::sleep(PG_PING_AFTER_IDLE).await;
     let next = backend_pid(&db)
         .await
         .expect("the ping finds the ended connection and a new one answers");
@@ -143,16 +148,12 @@ async fn a_connection_the_server_ended_while_idle_is_replaced_before_it_is_used(
 }
 
 #[tokio::test]
-async fn a_connection_the_server_ended_while_in_use_costs_one_statement_then_the_pool_recovers() {
+async fn a_connection_the_server_ended_moments_after_use_costs_one_statement_then_is_replaced() {
     let database = TestDb::new(Backend::Postgres).await;
-    let db = Db::connect(&database.url, 1, &NONE)
-        .await
-        .expect("pool of one");
-    let first = backend_pid(&db).await.expect("first statement");
-    terminate(first).await;
+    let (db, first) = pool_whose_connection_the_server_ended(&database).await;
     assert!(
         backend_pid(&db).await.is_err(),
-        "a connection used moments ago is not pinged, so its next statement meets the end"
+        "a connection back in the pool moments ago is not pinged: its statement meets the end"
     );
     let next = backend_pid(&db)
         .await

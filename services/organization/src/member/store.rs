@@ -201,9 +201,9 @@ pub async fn page(
         .order_by((m.clone(), Alias::new(list.sort)), order.clone())
         .order_by((m, Alias::new("id")), order);
     // One row past the page tells whether anything follows it; when nothing does, the page
-    // shows the total and needs no count. In the default order the `members_page_order` index
-    // walks the organization's members in order and stops there; another order reads and
-    // sorts all of them.
+    // shows the total and needs no count. Ordered by createdAt (either way) the
+    // `members_page_order` index walks the organization's members in order and stops there;
+    // by another field they may all be read and sorted first.
     let mut rows: Vec<ListedRow> = db
         .build_page(&select, Some(list.limit.saturating_add(1)), list.offset)
         .fetch_all(db)
