@@ -1,14 +1,18 @@
 //! Test support shared by every crate's tests (behind the `testing` feature, enabled only in
 //! dev-dependencies): fresh databases on both backends that clean up after themselves, a schema
 //! parity check between the two migration sets, and a TCP proxy that can cut a connection to
-//! Redis or RabbitMQ and restore it, so outage behaviour is tested against the real servers.
+//! Redis or RabbitMQ and restore it, so outage behaviour is tested against the real servers
+//! (and counts what clients send, so round trips can be too).
 //! Failing to reach PostgreSQL is a loud test failure, never a skip.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 
 use sqlx::Connection;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
@@ -117,11 +121,52 @@ impl Drop for TestDb {
 }
 
 /// A TCP forwarder to `target` that can be switched off (every open connection is cut and
-/// new ones are closed at once) and on again.
+/// new ones are closed at once) and on again. It counts the reads of what clients send: each
+/// is one flush of a client's, so one round trip it started.
 pub struct ToggleProxy {
     pub addr: SocketAddr,
     up: Arc<AtomicBool>,
     generation: watch::Sender<u64>,
+    client_reads: Arc<AtomicUsize>,
+}
+
+/// A client's side of the proxy, counting the reads that brought bytes.
+struct Counted {
+    stream: TcpStream,
+    reads: Arc<AtomicUsize>,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
 }
 
 impl ToggleProxy {
@@ -137,12 +182,18 @@ impl ToggleProxy {
         let target = target.to_string();
         let accept_up = up.clone();
         let cuts = generation.clone();
+        let client_reads = Arc::new(AtomicUsize::new(0));
+        let reads = client_reads.clone();
         tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
+            while let Ok((client, _)) = listener.accept().await {
                 if !accept_up.load(Ordering::Acquire) {
                     drop(client);
                     continue;
                 }
+                let mut client = Counted {
+                    stream: client,
+                    reads: reads.clone(),
+                };
                 let target = target.clone();
                 let mut cut = cuts.subscribe();
                 tokio::spawn(async move {
@@ -160,7 +211,13 @@ impl ToggleProxy {
             addr,
             up,
             generation,
+            client_reads,
         }
+    }
+
+    /// How many reads of what clients sent have been forwarded so far.
+    pub fn client_reads(&self) -> usize {
+        self.client_reads.load(Ordering::SeqCst)
     }
 
     /// Cuts every connection and refuses new ones until [`restore`](Self::restore).

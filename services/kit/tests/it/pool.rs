@@ -3,67 +3,18 @@
 //! replaced when the server ended it, and one the server ended moments after its use costs
 //! one statement, after which the pool has a working connection again.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use gatehouse_kit::db::{Backend, Db, Migrations, PG_PING_AFTER_IDLE, query};
-use gatehouse_kit::testing::{TestDb, postgres_admin_url};
+use gatehouse_kit::testing::{TestDb, ToggleProxy, postgres_admin_url};
 use sqlx::Connection as _;
 use sqlx::migrate::Migrator;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
 static EMPTY: Migrator = Migrator::DEFAULT;
 const NONE: Migrations = Migrations {
     sqlite: &EMPTY,
     postgres: &EMPTY,
 };
-
-/// Forwards one TCP connection at a time to `target`, counting the reads of what the client
-/// sent: each is one flush of the client's, so one round trip it started.
-struct CountingProxy {
-    addr: std::net::SocketAddr,
-    client_reads: Arc<AtomicUsize>,
-}
-
-impl CountingProxy {
-    async fn start(target: String) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("proxy listen");
-        let addr = listener.local_addr().expect("proxy address");
-        let client_reads = Arc::new(AtomicUsize::new(0));
-        let counted = client_reads.clone();
-        tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let Ok(server) = TcpStream::connect(&target).await else {
-                    return;
-                };
-                let (mut client_in, mut client_out) = client.into_split();
-                let (mut server_in, mut server_out) = server.into_split();
-                let counted = counted.clone();
-                tokio::spawn(async move {
-                    let mut buffer = vec![0u8; 64 * 1024];
-                    while let Ok(n) = client_in.read(&mut buffer).await {
-                        if n == 0 || server_out.write_all(&buffer[..n]).await.is_err() {
-                            break;
-                        }
-                        counted.fetch_add(1, Ordering::SeqCst);
-                    }
-                });
-                tokio::spawn(async move {
-                    let _ = tokio::io::copy(&mut server_in, &mut client_out).await;
-                });
-            }
-        });
-        Self { addr, client_reads }
-    }
-
-    fn client_reads(&self) -> usize {
-        self.client_reads.load(Ordering::SeqCst)
-    }
-}
 
 /// `url` with its host and port replaced by `addr`.
 fn through(url: &str, addr: std::net::SocketAddr) -> String {
@@ -117,7 +68,7 @@ async fn pool_whose_connection_the_server_ended(database: &TestDb) -> (Db, i32) 
 #[tokio::test]
 async fn a_statement_on_a_connection_used_moments_ago_is_not_preceded_by_a_ping() {
     let database = TestDb::new(Backend::Postgres).await;
-    let proxy = CountingProxy::start(target(&database.url)).await;
+    let proxy = ToggleProxy::start(&target(&database.url)).await;
     let db = Db::connect(&through(&database.url, proxy.addr), 1, &NONE)
         .await
         .expect("pool through the proxy");
