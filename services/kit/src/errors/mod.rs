@@ -176,7 +176,10 @@ impl Failure {
 
     /// Reads a failure back from a gRPC status. A status without our `ErrorInfo` (the peer is
     /// down, the call timed out, a proxy answered) is a 503 when the transport failed and a
-    /// 500 otherwise; its text is never shown to the client.
+    /// 500 otherwise; its text is never shown to the client. A status the client made from an
+    /// error of its own carries that error as its source: the connection broke (a peer
+    /// SIGKILLed mid-call arrives as `Unknown`, "transport error: broken pipe"), so it is a
+    /// 503 whatever its code. A status the peer sent has no source.
     pub fn from_status(status: &Status) -> Self {
         if let Some(info) = status
             .get_details_error_info()
@@ -199,10 +202,12 @@ impl Failure {
                 retry_after_secs,
             };
         }
+        let transport_failed = std::error::Error::source(status).is_some();
         match status.code() {
             Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
                 base::SERVICE_UNAVAILABLE.into()
             }
+            _ if transport_failed => base::SERVICE_UNAVAILABLE.into(),
             _ => base::INTERNAL_SERVER_ERROR.into(),
         }
     }

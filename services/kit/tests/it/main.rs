@@ -6,3 +6,4 @@ mod db;
 mod events;
 mod pool;
 mod service;
+mod transport;
