@@ -45,7 +45,7 @@ impl From<Failure> for IdentityError {
 
 impl From<DbError> for IdentityError {
     fn from(error: DbError) -> Self {
-        IdentityError::internal("storage", base::INTERNAL_SERVER_ERROR, error)
+        IdentityError::internal("storage", error.answer(), error)
     }
 }
 

@@ -66,6 +66,51 @@ impl DbError {
     }
 }
 
+impl DbError {
+    /// Whether the database could not be reached, or is restarting or too busy to take the
+    /// statement: it may well work a moment later. Such a failure is the caller's 503, never a
+    /// 500 and never a refusal of what they asked (a sign-in whose session could not be
+    /// written is not a wrong password).
+    pub fn is_unavailable(&self) -> bool {
+        let error = match self {
+            DbError::Connect(_) => return true,
+            DbError::Query(error) => error,
+            _ => return false,
+        };
+        match error {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed
+            | sqlx::Error::BeginFailed => true,
+            sqlx::Error::Database(e) => e.code().is_some_and(|code| {
+                // PostgreSQL: connection exceptions (08…), the server shutting down or
+                // starting (57P01–57P03), too many connections (53300). SQLite: busy, locked.
+                code.starts_with("08")
+                    || ["57P01", "57P02", "57P03", "53300", "5", "6"].contains(&code.as_ref())
+            }),
+            _ => false,
+        }
+    }
+
+    /// What the caller is answered when a statement fails: 503 while the database is
+    /// unavailable ([`DbError::is_unavailable`]), else 500.
+    pub fn answer(&self) -> crate::errors::ErrorCode {
+        self.answer_or(crate::errors::base::INTERNAL_SERVER_ERROR)
+    }
+
+    /// 503 while the database is unavailable, else `code` (better-auth's answer when its
+    /// adapter fails, such as `FAILED_TO_CREATE_USER`).
+    pub fn answer_or(&self, code: crate::errors::ErrorCode) -> crate::errors::ErrorCode {
+        if self.is_unavailable() {
+            crate::errors::base::SERVICE_UNAVAILABLE
+        } else {
+            code
+        }
+    }
+}
+
 impl From<sqlx::Error> for DbError {
     fn from(error: sqlx::Error) -> Self {
         match &error {

@@ -1,7 +1,7 @@
 //! The session service's one error type, mapped to what callers see in one place.
 
 use gatehouse_kit::db::DbError;
-use gatehouse_kit::errors::{ErrorCode, Failure, Internal, base};
+use gatehouse_kit::errors::{ErrorCode, Failure, Internal};
 use tonic::Status;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +35,7 @@ impl From<ErrorCode> for SessionError {
 
 impl From<DbError> for SessionError {
     fn from(error: DbError) -> Self {
-        SessionError::internal("storage", base::INTERNAL_SERVER_ERROR, error)
+        SessionError::internal("storage", error.answer(), error)
     }
 }
 

@@ -131,7 +131,11 @@ impl Intake {
         )
         .await
         .map_err(|error| {
-            BillingError::internal("storing a webhook", billing::FAILED_TO_STORE_WEBHOOK, error)
+            BillingError::internal(
+                "storing a webhook",
+                error.answer_or(billing::FAILED_TO_STORE_WEBHOOK),
+                error,
+            )
         })?;
         if event_type.is_empty() {
             tracing::warn!(%event_id, "stored a verified webhook whose envelope has no readable type");

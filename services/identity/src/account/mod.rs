@@ -203,7 +203,7 @@ impl Accounts {
             }
             Err(error) => Err(IdentityError::internal(
                 "updating a user",
-                base::FAILED_TO_UPDATE_USER,
+                error.answer_or(base::FAILED_TO_UPDATE_USER),
                 error,
             )),
         }

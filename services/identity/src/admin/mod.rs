@@ -231,7 +231,7 @@ impl Admin {
             }
             Err(credentials::CreateError::Db(error)) => Err(IdentityError::internal(
                 "creating a user",
-                codes::FAILED_TO_CREATE_USER,
+                error.answer_or(codes::FAILED_TO_CREATE_USER),
                 error,
             )),
         }
@@ -277,7 +277,11 @@ impl Admin {
                 } else if error.is_unique_violation_of("email") {
                     codes::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.into()
                 } else {
-                    IdentityError::internal("updating a user", base::FAILED_TO_UPDATE_USER, error)
+                    IdentityError::internal(
+                        "updating a user",
+                        error.answer_or(base::FAILED_TO_UPDATE_USER),
+                        error,
+                    )
                 }
             })?
             .ok_or_else(|| base::USER_NOT_FOUND.into())

@@ -229,7 +229,7 @@ impl EmailPassword {
             }
             Err(store::CreateError::Db(error)) => Err(IdentityError::internal(
                 "creating a user",
-                base::FAILED_TO_CREATE_USER,
+                error.answer_or(base::FAILED_TO_CREATE_USER),
                 error,
             )),
         }

@@ -4,7 +4,7 @@
 
 use tonic::Status;
 
-use super::{ErrorCode, Failure, Internal, base};
+use super::{ErrorCode, Failure, Internal};
 use crate::db::DbError;
 
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ impl From<Failure> for ServiceError {
 
 impl From<DbError> for ServiceError {
     fn from(error: DbError) -> Self {
-        ServiceError::internal("storage", base::INTERNAL_SERVER_ERROR, error)
+        ServiceError::internal("storage", error.answer(), error)
     }
 }
 

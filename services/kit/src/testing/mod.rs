@@ -120,6 +120,22 @@ impl Drop for TestDb {
     }
 }
 
+/// The PostgreSQL `url` with its host and port replaced by `addr` (a [`ToggleProxy`]'s).
+pub fn postgres_url_through(url: &str, addr: SocketAddr) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let (user, rest) = rest.split_once('@').unwrap_or(("postgres", rest));
+    let path = rest.split_once('/').map_or("", |(_, path)| path);
+    format!("{scheme}://{user}@{addr}/{path}")
+}
+
+/// The host and port the PostgreSQL `url` names (what a [`ToggleProxy`] forwards to).
+pub fn postgres_target(url: &str) -> String {
+    let rest = url.split_once('@').map_or(url, |(_, rest)| rest);
+    rest.split_once('/')
+        .map_or(rest, |(host, _)| host)
+        .to_string()
+}
+
 /// A TCP forwarder to `target` that can be switched off (every open connection is cut and
 /// new ones are closed at once) and on again. It counts the reads of what clients send: each
 /// is one flush of a client's, so one round trip it started.

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use gatehouse_kit::db::{Backend, Db, Migrations, PG_PING_AFTER_IDLE, query};
-use gatehouse_kit::testing::{TestDb, ToggleProxy, postgres_admin_url};
+use gatehouse_kit::testing::{
+    TestDb, ToggleProxy, postgres_admin_url, postgres_target, postgres_url_through,
+};
 use sqlx::Connection as _;
 use sqlx::migrate::Migrator;
 
@@ -15,23 +17,6 @@ const NONE: Migrations = Migrations {
     sqlite: &EMPTY,
     postgres: &EMPTY,
 };
-
-/// `url` with its host and port replaced by `addr`.
-fn through(url: &str, addr: std::net::SocketAddr) -> String {
-    let (scheme, rest) = url.split_once("://").expect("a URL");
-    let (user, rest) = rest.split_once('@').expect("a user in the URL");
-    let (_, path) = rest.split_once('/').expect("a database in the URL");
-    format!("{scheme}://{user}@{addr}/{path}")
-}
-
-/// The host and port `url` names.
-fn target(url: &str) -> String {
-    let rest = url.split_once('@').expect("a user in the URL").1;
-    rest.split_once('/')
-        .expect("a database in the URL")
-        .0
-        .to_string()
-}
 
 async fn backend_pid(db: &Db) -> Result<i32, gatehouse_kit::db::DbError> {
     let (pid,): (i32,) = query("SELECT pg_backend_pid()").fetch_one(db).await?;
@@ -68,8 +53,8 @@ async fn pool_whose_connection_the_server_ended(database: &TestDb) -> (Db, i32) 
 #[tokio::test]
 async fn a_statement_on_a_connection_used_moments_ago_is_not_preceded_by_a_ping() {
     let database = TestDb::new(Backend::Postgres).await;
-    let proxy = ToggleProxy::start(&target(&database.url)).await;
-    let db = Db::connect(&through(&database.url, proxy.addr), 1, &NONE)
+    let proxy = ToggleProxy::start(&postgres_target(&database.url)).await;
+    let db = Db::connect(&postgres_url_through(&database.url, proxy.addr), 1, &NONE)
         .await
         .expect("pool through the proxy");
     const SQL: &str = "SELECT $1::BIGINT";
@@ -102,9 +87,12 @@ async fn a_connection_the_server_ended_while_idle_is_replaced_before_it_is_used(
 async fn a_connection_the_server_ended_moments_after_use_costs_one_statement_then_is_replaced() {
     let database = TestDb::new(Backend::Postgres).await;
     let (db, first) = pool_whose_connection_the_server_ended(&database).await;
+    let ended = backend_pid(&db).await.expect_err(
+        "a connection back in the pool moments ago is not pinged: its statement meets the end",
+    );
     assert!(
-        backend_pid(&db).await.is_err(),
-        "a connection back in the pool moments ago is not pinged: its statement meets the end"
+        ended.is_unavailable(),
+        "a server that ended the connection is unavailable (a 503), not a failed statement: {ended:?}"
     );
     let next = backend_pid(&db)
         .await

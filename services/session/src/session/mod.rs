@@ -117,9 +117,10 @@ impl Sessions {
             active_organization_id: None,
             active_team_id: None,
         };
-        store::insert(&self.db, &session).await.map_err(|error| {
-            SessionError::internal("creating a session", base::FAILED_TO_CREATE_SESSION, error)
-        })?;
+        // A storage failure is the server's (503 or 500): answering better-auth's
+        // FAILED_TO_CREATE_SESSION, a 401, would tell a user with the right password that
+        // their credentials failed, and no client retries a 401.
+        store::insert(&self.db, &session).await?;
         Ok(session)
     }
 

@@ -721,3 +721,51 @@ async fn the_active_organization_and_team_change_and_the_next_read_shows_it(
         None
     );
 }
+
+/// A sign-in whose session cannot be written because PostgreSQL is unreachable (restarting,
+/// cut off) is the server's 503, never better-auth's `FAILED_TO_CREATE_SESSION` (a 401 that
+/// tells someone with the right password their credentials failed, and that no client retries).
+#[tokio::test]
+async fn a_session_that_cannot_be_stored_while_the_database_is_down_is_503_not_401() {
+    use gatehouse_kit::errors::{Failure, base};
+    use gatehouse_kit::testing::{ToggleProxy, postgres_target, postgres_url_through};
+
+    let identity = identity_service().await;
+    let user_id = a_user(&identity.url).await;
+    let database = TestDb::new(Backend::Postgres).await;
+    database.connect(&MIGRATIONS).await;
+    let proxy = ToggleProxy::start(&postgres_target(&database.url)).await;
+    let db = Db::connect(
+        &postgres_url_through(&database.url, proxy.addr),
+        2,
+        &MIGRATIONS,
+    )
+    .await
+    .unwrap();
+    let cache = Cache::from_url("memory://", Duration::from_millis(100)).unwrap();
+    let sessions = Sessions::new(
+        db,
+        SessionCache::new(cache, Duration::from_secs(300), [7; 32]),
+        UserServiceClient::new(
+            gatehouse_kit::client::lazy_channel(&identity.url, &token()).unwrap(),
+        ),
+        lifetimes(604_800_000, 86_400_000),
+    );
+    sessions.create(new_session(&user_id, true)).await.unwrap();
+
+    proxy.cut();
+    let error = sessions
+        .create(new_session(&user_id, true))
+        .await
+        .expect_err("the database is unreachable");
+    let failure = Failure::from_status(&tonic::Status::from(error));
+    assert!(failure.is(base::SERVICE_UNAVAILABLE), "{failure:?}");
+    assert_eq!(failure.http_status(), 503);
+
+    proxy.restore();
+    let again = gatehouse_kit::testing::eventually(Duration::from_secs(10), || async {
+        sessions.create(new_session(&user_id, true)).await.ok()
+    })
+    .await;
+    assert!(again.is_some(), "sessions are stored again once it is back");
+}
