@@ -418,12 +418,17 @@ pub(crate) struct AmqpSubscription {
 }
 
 impl AmqpSubscription {
-    /// The next delivery, with its acknowledgement handle; `None` when the connection ended.
-    pub(crate) async fn next(&mut self) -> Option<(Delivery, AmqpDelivery)> {
-        let delivery = self.consumer.next().await?.ok()?;
+    /// The next delivery, with its acknowledgement handle; what ended the subscription when
+    /// the broker's error or the connection's end did.
+    pub(crate) async fn next(&mut self) -> Result<(Delivery, AmqpDelivery), BusError> {
+        let delivery = match self.consumer.next().await {
+            Some(Ok(delivery)) => delivery,
+            Some(Err(error)) => return Err(BusError::Broker(error)),
+            None => return Err(BusError::Disconnected),
+        };
         let message = message_of(delivery.routing_key.as_str(), &delivery);
         let attempt = attempt_of(&delivery.properties);
-        Some((Delivery { message, attempt }, delivery))
+        Ok((Delivery { message, attempt }, delivery))
     }
 
     /// Done: the message leaves the queue.
@@ -470,5 +475,45 @@ impl AmqpSubscription {
         ))
         .await?;
         self.ack(acker).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::ToggleProxy;
+
+    /// A consumer whose broker goes away is told so (the log said "broker did not answer
+    /// within 0ns", which sent operators looking for a slow broker).
+    #[tokio::test]
+    async fn a_subscription_cut_off_from_its_broker_says_it_was_disconnected() {
+        let proxy = ToggleProxy::start("127.0.0.1:5672").await;
+        let name = format!("test.{}", crate::ids::random_alphanumeric(10));
+        let queue = gatehouse_proto::events::Queue {
+            name: Box::leak(name.into_boxed_str()),
+            topics: &["user.updated"],
+        };
+        let bus = AmqpBus::new(
+            &format!("amqp://guest:guest@{}/%2f", proxy.addr),
+            Topology {
+                exchange: format!("{}.exchange", queue.name),
+                queues: vec![queue],
+                audit: false,
+            },
+        );
+        let mut subscription = bus.subscribe(queue.name, 1).await.expect("subscribed");
+        proxy.cut();
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(10), subscription.next())
+            .await
+            .expect("the subscription ends when its connection does");
+        let error = ended.err().expect("no delivery came");
+        assert!(
+            matches!(error, BusError::Disconnected | BusError::Broker(_)),
+            "{error:?}"
+        );
+        assert!(
+            !error.to_string().contains("did not answer"),
+            "a disconnection is not a timeout: {error}"
+        );
     }
 }

@@ -47,6 +47,10 @@ pub enum BusError {
     Broker(#[from] lapin::Error),
     #[error("broker did not answer within {0:?}")]
     Timeout(Duration),
+    /// The broker's connection or the consumer's channel ended (a broker restart, a network
+    /// cut, the channel closed by the broker).
+    #[error("the broker closed the connection or the consumer's channel")]
+    Disconnected,
     #[error("broker refused the message (nack)")]
     Nacked,
     #[error("no queue is bound to {0:?}: the message was returned")]

@@ -126,7 +126,9 @@ impl Consumer {
                 loop {
                     tokio::select! {
                         next = subscription.next(), if running.len() < limit() => {
-                            let Some((delivery, acker)) = next else { break };
+                            // Deliveries still being handled are redelivered on the next
+                            // connection.
+                            let (delivery, acker) = next?;
                             running.push(async move {
                                 let outcome = self.process(&delivery).await;
                                 (delivery, acker, outcome)
@@ -146,8 +148,6 @@ impl Consumer {
                         _ = shutdown.cancelled() => return Ok(()),
                     }
                 }
-                // Deliveries still being handled are redelivered on the next connection.
-                Err(BusError::Timeout(Duration::ZERO))
             }
         }
     }

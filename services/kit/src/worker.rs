@@ -194,7 +194,8 @@ impl Worker {
         loop {
             tokio::select! {
                 next = subscription.next() => {
-                    let Some((delivery, acker)) = next else { break };
+                    // Jobs still running are redelivered by the broker on the next connection.
+                    let (delivery, acker) = next?;
                     let worker = self.clone();
                     let done = done.clone();
                     tokio::spawn(async move {
@@ -210,8 +211,6 @@ impl Worker {
                 _ = shutdown.cancelled() => return Ok(()),
             }
         }
-        // Jobs still running are redelivered by the broker on the next connection.
-        Err(BusError::Timeout(Duration::ZERO))
     }
 }
 
