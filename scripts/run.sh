@@ -21,4 +21,7 @@ if [ ! -f web/out/index.html ] || [ -n "$(find web/app web/components web/lib we
   (cd web && NEXT_TELEMETRY_DISABLED=1 npm run build --silent >/dev/null)
 fi
 export WEB_DIR="${WEB_DIR:-$PWD/web/out}"
+# A developer's machine: the mails the stack sends can be read in the web app's mailbox
+# (/dev/mailbox/). Off unless set: mails carry live reset and verification links.
+export DEV_MAILBOX="${DEV_MAILBOX:-true}"
 exec cargo run --release --locked --bin gatehouse -- standalone

@@ -101,8 +101,8 @@ pub struct GatewayConfig {
     pub organization_url: String,
     /// `BILLING_WEBHOOK_URL`: the billing-webhook service's gRPC address.
     pub billing_webhook_url: String,
-    /// `DEV_MAILBOX` (default false; standalone mode turns it on): serve the newest mails at
-    /// `GET /api/dev/mailbox`, to loopback clients only.
+    /// `DEV_MAILBOX` (default false; `scripts/run.sh` turns it on): serve the newest mails at
+    /// `GET /api/dev/mailbox`, to loopback clients naming a loopback host only.
     pub dev_mailbox: bool,
 }
 

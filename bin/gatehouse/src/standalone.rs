@@ -191,10 +191,6 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
         None => ServiceToken::generate(),
     };
     overrides.push((service_auth::VAR.to_string(), token.expose().to_string()));
-    // Standalone is a developer's machine: its mails can be read in the web app's mailbox.
-    if env.raw("DEV_MAILBOX").is_none() {
-        overrides.push(("DEV_MAILBOX".to_string(), "true".to_string()));
-    }
     // One bus and one cache for every part in the process.
     let context = Context::from_env(env.clone().with(overrides))?;
     let gateway_config = GatewayConfig::from_env(&context.env, Some(secret))?;

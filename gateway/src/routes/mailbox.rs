@@ -1,7 +1,10 @@
 //! The `mailbox` group: `GET /api/dev/mailbox`, the newest mails of the mailer's log, for the
 //! web app's dev mailbox. Not part of better-auth's protocol, so not under `/api/auth` nor in
 //! its OpenAPI document. Mails carry live tokens, so it is served only when `DEV_MAILBOX` is on
-//! (standalone mode) and only to a client connected over loopback, never through a proxy.
+//! (the run command sets it; off by default in every mode), only to a client connected over
+//! loopback, never through a proxy, and only to a request that names a loopback host: a web
+//! page that rebinds its own name to 127.0.0.1 (DNS rebinding) sends its own name as `Host`,
+//! and so does a same-host reverse proxy that adds no forwarding header.
 
 use std::net::SocketAddr;
 
@@ -68,7 +71,16 @@ async fn list(
     let proxied = ["x-forwarded-for", "forwarded", "x-real-ip"]
         .iter()
         .any(|name| request.headers.contains_key(*name));
-    if !state.config.dev_mailbox || !loopback || proxied {
+    let named_host = request
+        .headers
+        .get(axum::http::header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .or_else(|| request.uri.authority().map(|authority| authority.as_str()));
+    if !state.config.dev_mailbox
+        || !loopback
+        || proxied
+        || !named_host.is_some_and(is_loopback_host)
+    {
         return Err(ApiError::NotFound);
     }
     let reply = state
@@ -83,6 +95,28 @@ async fn list(
         .into_inner();
     let mails = reply.mails.into_iter().map(view).collect();
     Ok(Reply::json(&MailList { mails }).no_store())
+}
+
+/// Whether a `Host` value (port allowed) names this machine: `localhost` or a name under
+/// `.localhost` (browsers resolve those themselves, never through DNS), or a loopback address.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        // An IPv6 literal: `[::1]` or `[::1]:3000`.
+        Some(rest) => rest.split_once(']').map_or(rest, |(address, _)| address),
+        None => host.rsplit_once(':').map_or(host, |(name, port)| {
+            if port.bytes().all(|b| b.is_ascii_digit()) {
+                name
+            } else {
+                host
+            }
+        }),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|address| address.is_loopback())
 }
 
 fn view(mail: pb::Mail) -> MailView {
@@ -105,5 +139,38 @@ fn view(mail: pb::Mail) -> MailView {
         last_error: Some(mail.last_error).filter(|e| !e.is_empty()),
         created_at: iso_millis(mail.created_at_unix_ms),
         sent_at: (mail.sent_at_unix_ms > 0).then(|| iso_millis(mail.sent_at_unix_ms)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_host;
+
+    #[test]
+    fn only_names_of_this_machine_are_loopback_hosts() {
+        for host in [
+            "localhost",
+            "localhost:3000",
+            "LOCALHOST.",
+            "app.localhost:8080",
+            "127.0.0.1",
+            "127.0.0.1:3000",
+            "127.9.9.9:1",
+            "[::1]",
+            "[::1]:3000",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "rebind.attacker.example",
+            "rebind.attacker.example:3000",
+            "localhost.attacker.example",
+            "127.0.0.1.nip.io",
+            "10.0.0.5:3000",
+            "[2001:db8::1]:3000",
+            "",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
     }
 }

@@ -68,6 +68,8 @@ impl Stack {
             ("RATE_LIMIT_SIGN_IN_MAX", "100000"),
             ("RATE_LIMIT_EMAIL_MAX", "100000"),
             ("HASH_POOL_SIZE", "2"),
+            // The tests read the mails they cause, as a developer would in the web app.
+            ("DEV_MAILBOX", "true"),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
