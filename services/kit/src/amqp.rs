@@ -506,7 +506,9 @@ mod tests {
         let ended = tokio::time::timeout(std::time::Duration::from_secs(10), subscription.next())
             .await
             .expect("the subscription ends when its connection does");
-        let error = ended.err().expect("no delivery came");
+        let Err(error) = ended else {
+            panic!("no delivery came")
+        };
         assert!(
             matches!(error, BusError::Disconnected | BusError::Broker(_)),
             "{error:?}"

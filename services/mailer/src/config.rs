@@ -30,6 +30,9 @@ pub struct MailerConfig {
     pub tls_ca_file: Option<String>,
     /// How often the delivery loop looks for due mail when nothing woke it.
     pub poll_interval: Duration,
+    /// How long a claimed mail is this mailer's alone; renewed while it is being sent, so a
+    /// mailer that died leaves its claimed mails to the others within this.
+    pub claim_lease: Duration,
 }
 
 #[derive(Deserialize)]
@@ -100,6 +103,7 @@ impl MailerConfig {
             retry_max_delay: Duration::from_secs(s.mail_retry_max_delay.max(1)),
             tls_ca_file: s.mail_tls_ca_file.filter(|f| !f.trim().is_empty()),
             poll_interval: Duration::from_millis(250),
+            claim_lease: Duration::from_secs(20),
         })
     }
 

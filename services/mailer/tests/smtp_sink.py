@@ -1,12 +1,15 @@
 """A real SMTP server process for the mailer's tests (aiosmtpd).
 
     python smtp_sink.py PORT DIR [--starttls CERT KEY | --implicit-tls CERT KEY] [--auth USER:PASSWORD]
+                                 [--delay SECONDS]
 
 Every mail it accepts is written to DIR as <n>.eml, whole, as received. Recipients at
 `@reject.test` are refused with 550 (a permanent failure), at `@busy.test` with 451 (a
 transient one). With `--starttls` it requires STARTTLS before anything else; with
 `--implicit-tls` it speaks TLS from the first byte (SMTPS); with `--auth` it requires that
-login (PLAIN or LOGIN) before accepting mail. Prints `ready` once it listens; stops on SIGTERM.
+login (PLAIN or LOGIN) before accepting mail. With `--delay` it takes that long over each mail's
+data before writing and accepting it (a slow server: mails are in flight for a while). Prints
+`ready` once it listens; stops on SIGTERM.
 """
 
 import asyncio
@@ -21,8 +24,9 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 
 
 class Sink:
-    def __init__(self, folder: pathlib.Path):
+    def __init__(self, folder: pathlib.Path, delay: float):
         self.folder = folder
+        self.delay = delay
         self.counter = itertools.count(1)
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
@@ -34,6 +38,8 @@ class Sink:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
+        if self.delay:
+            await asyncio.sleep(self.delay)
         path = self.folder / f"{next(self.counter):06d}.eml"
         partial = path.with_suffix(".partial")
         partial.write_bytes(envelope.original_content or envelope.content)
@@ -48,6 +54,7 @@ def main() -> None:
     parser.add_argument("--starttls", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--implicit-tls", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--auth", metavar="USER:PASSWORD")
+    parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
     args.folder.mkdir(parents=True, exist_ok=True)
 
@@ -74,7 +81,7 @@ def main() -> None:
         options.update(authenticator=authenticator, auth_required=True,
                        auth_require_tls=bool(args.starttls or args.implicit_tls))
     controller = Controller(
-        Sink(args.folder), hostname="127.0.0.1", port=args.port,
+        Sink(args.folder, args.delay), hostname="127.0.0.1", port=args.port,
         ssl_context=tls(args.implicit_tls) if args.implicit_tls else None,
         **options,
     )

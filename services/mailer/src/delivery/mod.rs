@@ -13,25 +13,24 @@ pub mod events;
 pub mod store;
 pub mod transport;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::TimeDelta;
-use futures_util::StreamExt as _;
 use gatehouse_kit::db::{Db, DbError, Tx};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::{MailFailed, MailSent};
 use lettre::message::{Mailbox, MultiPart};
 use tokio::sync::Notify;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::MailerConfig;
 use store::Claimed;
 use transport::{SendError, Transport};
-
-/// How long a claimed mail is ours before another replica may take it.
-const LEASE: TimeDelta = TimeDelta::seconds(120);
 
 pub struct Delivery {
     pub db: Db,
@@ -40,62 +39,115 @@ pub struct Delivery {
     pub queued: Arc<Notify>,
 }
 
+/// The longest wait after the mail log failed to answer.
+const LONGEST_BACKOFF: Duration = Duration::from_secs(5);
+
 impl Delivery {
-    /// Sends due mail until `shutdown`; a mail being sent when it comes is finished first.
+    /// Sends due mail until `shutdown`; the mails being sent when it comes are finished first.
     pub fn spawn(self, shutdown: CancellationToken) -> tokio::task::JoinHandle<()> {
+        let delivery = Arc::new(self);
         tokio::spawn(async move {
-            let mut backoff = Duration::from_millis(200);
-            while !shutdown.is_cancelled() {
-                match self.send_due().await {
-                    // A full batch: there may be more due right away.
-                    Ok(sent) if sent >= self.batch() => continue,
-                    Ok(_) => {
-                        backoff = Duration::from_millis(200);
-                        tokio::select! {
-                            _ = self.queued.notified() => {}
-                            _ = tokio::time::sleep(self.config.poll_interval) => {}
-                            _ = shutdown.cancelled() => break,
-                        }
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "mail log unreachable; delivery waits");
-                        tokio::select! {
-                            _ = tokio::time::sleep(backoff) => {}
-                            _ = shutdown.cancelled() => break,
-                        }
-                        backoff = (backoff * 2).min(Duration::from_secs(5));
-                    }
-                }
-            }
+            delivery.run(&shutdown).await;
             tracing::debug!("mail delivery stopped");
         })
     }
 
-    fn batch(&self) -> usize {
-        self.config.concurrency * 4
+    /// Keeps `MAIL_CONCURRENCY` mails in flight while any are due. A mail is claimed only when
+    /// a slot is free to send it, its claim is renewed while it is in flight, and its outcome
+    /// is recorded as soon as the server answered: a mailer that dies re-sends at most the
+    /// mails it was handing over at that instant, and the mails it had claimed are free
+    /// again within one lease.
+    async fn run(self: &Arc<Self>, shutdown: &CancellationToken) {
+        let concurrency = self.config.concurrency;
+        // Each send is a task of its own, so that its transaction never waits on this loop
+        // (SQLite has one writer); dropped with the loop, the set aborts them.
+        let mut sending = JoinSet::new();
+        // The mail each send task is sending, whose claim is renewed until the task ends.
+        let mut in_flight: HashMap<tokio::task::Id, String> = HashMap::new();
+        let mut renew = tokio::time::interval(self.config.claim_lease / 4);
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // When to look for due mail next: at once while there may be more, after the poll
+        // interval when the last look found less than it asked for, later after a failure.
+        let mut look_at = Instant::now();
+        let mut backoff = Duration::from_millis(200);
+        loop {
+            let free = concurrency.saturating_sub(sending.len());
+            if !shutdown.is_cancelled() && free > 0 && look_at <= Instant::now() {
+                match self.claim(free).await {
+                    Ok(mails) => {
+                        backoff = Duration::from_millis(200);
+                        look_at = if mails.len() < free {
+                            Instant::now() + self.config.poll_interval
+                        } else {
+                            Instant::now()
+                        };
+                        for mail in mails {
+                            let id = mail.id.clone();
+                            let delivery = self.clone();
+                            let task = sending.spawn(async move { delivery.send(mail).await });
+                            in_flight.insert(task.id(), id);
+                        }
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "mail log unreachable; delivery waits");
+                        look_at = Instant::now() + backoff;
+                        backoff = (backoff * 2).min(LONGEST_BACKOFF);
+                    }
+                }
+            }
+            if shutdown.is_cancelled() && sending.is_empty() {
+                return;
+            }
+            let may_look = !shutdown.is_cancelled() && sending.len() < concurrency;
+            tokio::select! {
+                Some(done) = sending.join_next_with_id(), if !sending.is_empty() => {
+                    let task = match done {
+                        Ok((task, ())) => task,
+                        // A send that panicked: its claim runs out and it is tried again.
+                        Err(error) => {
+                            tracing::error!(%error, "a mail's send task failed");
+                            error.id()
+                        }
+                    };
+                    in_flight.remove(&task);
+                }
+                () = self.queued.notified(), if may_look => look_at = Instant::now(),
+                () = tokio::time::sleep_until(look_at), if may_look => {}
+                _ = renew.tick(), if !in_flight.is_empty() => self.renew(&in_flight).await,
+                () = shutdown.cancelled(), if !shutdown.is_cancelled() => {}
+            }
+        }
     }
 
-    /// One round: claim a batch of due mails and attempt each. Returns how many were claimed.
-    pub async fn send_due(&self) -> Result<usize, DbError> {
-        let batch = i64::try_from(self.batch()).unwrap_or(i64::MAX);
-        let mails = store::claim(&self.db, ids::now(), LEASE, batch).await?;
-        let claimed = mails.len();
-        let outcomes = futures_util::stream::iter(mails)
-            .map(|mail| async move {
-                let result = self.attempt(&mail).await;
-                (mail, result)
-            })
-            .buffer_unordered(self.config.concurrency)
-            .collect::<Vec<_>>()
-            .await;
-        // One transaction for the whole batch's outcomes: a commit per mail would cost more
-        // than sending it.
-        let mut tx = self.db.begin().await?;
-        for (mail, result) in outcomes {
-            self.record(&mut tx, mail, result).await?;
+    /// Claims up to `slots` due mails for one lease.
+    async fn claim(&self, slots: usize) -> Result<Vec<Claimed>, DbError> {
+        let lease = TimeDelta::from_std(self.config.claim_lease).unwrap_or(TimeDelta::MAX);
+        let slots = i64::try_from(slots).unwrap_or(i64::MAX);
+        store::claim(&self.db, ids::now(), lease, slots).await
+    }
+
+    /// Extends the claims of the mails in flight by one lease.
+    async fn renew(&self, in_flight: &HashMap<tokio::task::Id, String>) {
+        let lease = TimeDelta::from_std(self.config.claim_lease).unwrap_or(TimeDelta::MAX);
+        let ids: Vec<&str> = in_flight.values().map(String::as_str).collect();
+        if let Err(error) = store::renew_claims(&self.db, &ids, ids::now() + lease).await {
+            tracing::warn!(%error, "renewing the claims of the mails in flight failed");
         }
-        tx.commit().await?;
-        Ok(claimed)
+    }
+
+    /// Sends one claimed mail and records what happened, in a transaction of its own.
+    async fn send(&self, mail: Claimed) {
+        let id = mail.id.clone();
+        let result = self.attempt(&mail).await;
+        let recorded = async {
+            let mut tx = self.db.begin().await?;
+            self.record(&mut tx, mail, result).await?;
+            tx.commit().await
+        };
+        if let Err(error) = recorded.await {
+            // Its claim runs out and the mail is tried again: sent twice if it was accepted.
+            tracing::warn!(mail_id = %id, %error, "recording a mail's outcome failed; it will be tried again");
+        }
     }
 
     async fn attempt(&self, mail: &Claimed) -> Result<(), SendError> {

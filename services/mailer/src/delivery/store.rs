@@ -1,6 +1,7 @@
 //! The delivery side of the `mails` table: new mails in, due mails claimed, outcomes recorded.
 
 use chrono::{DateTime, TimeDelta, Utc};
+use gatehouse_kit::db::sea_query::{self, Alias, Expr, ExprTrait as _};
 use gatehouse_kit::db::{Backend, Db, DbError, Tx, query};
 
 /// A mail written and waiting to be sent.
@@ -80,6 +81,25 @@ pub async fn claim(
         .await?;
     rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
     Ok(rows)
+}
+
+/// Extends the claims on `ids` (mails this mailer is sending) to `until`. A claim is short and
+/// renewed while its mail is in flight, so a mailer that dies leaves its mails to the others
+/// (or to itself, restarted) within one lease, not after the longest send could take.
+pub async fn renew_claims(db: &Db, ids: &[&str], until: DateTime<Utc>) -> Result<(), DbError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let mut statement = sea_query::Query::update();
+    statement
+        .table(Alias::new("mails"))
+        .value(Alias::new("claimed_until"), until)
+        .and_where(Expr::col(Alias::new("status")).eq("queued"))
+        // A claim released since (the outcome recorded: a retry later) stays released.
+        .and_where(Expr::col(Alias::new("claimed_until")).is_not_null())
+        .and_where(Expr::col(Alias::new("id")).is_in(ids.iter().copied()));
+    db.build(&statement).execute(db).await?;
+    Ok(())
 }
 
 pub async fn mark_sent(

@@ -173,3 +173,99 @@ async fn an_unknown_language_is_written_in_english() {
     assert_eq!(sink.received()[0].subject, "Reset your password");
     sink.stop().await;
 }
+
+/// A mailer killed while it sends (its task dropped mid-flight, as SIGKILL would leave it)
+/// re-sends at most the mails it was handing over at that instant, not its whole batch, and
+/// the mails it had claimed go out within one claim lease after another mailer starts.
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_mailer_killed_mid_delivery_sends_each_mail_once_more_at_most(#[case] backend: Backend) {
+    use gatehouse_kit::config::Env;
+    use gatehouse_kit::db::query;
+    use gatehouse_kit::testing::TestDb;
+    use gatehouse_mailer::config::MailerConfig;
+    use gatehouse_mailer::delivery::{Delivery, store, transport::Transport};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    const MAILS: usize = 30;
+    const CONCURRENCY: usize = 4;
+    let port = free_port();
+    // 50 ms over each mail: there are always mails in flight when the mailer dies.
+    let sink = SmtpSink::start_with(port, temp_dir("killed"), &["--delay", "0.05"]).await;
+    let database = TestDb::new(backend).await;
+    let db = database.connect(&gatehouse_mailer::MIGRATIONS).await;
+    let now = gatehouse_kit::ids::now();
+    let mut tx = db.begin().await.unwrap();
+    for n in 0..MAILS {
+        let id = format!("mail-{n:03}");
+        store::insert(
+            &mut tx,
+            &store::NewMail {
+                id: &id,
+                recipient: "ada@example.com",
+                kind: "reset-password",
+                language: 3,
+                subject: "Reset",
+                text_body: "text",
+                html_body: "<p>html</p>",
+                now,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    tx.commit().await.unwrap();
+    let mailer = || {
+        let url = format!("smtp://127.0.0.1:{port}");
+        let concurrency = CONCURRENCY.to_string();
+        let env = Env::from_pairs([
+            ("MAIL_URL", url.as_str()),
+            ("MAIL_CONCURRENCY", &concurrency),
+        ]);
+        let mut config = MailerConfig::from_env(&env, "/nonexistent").unwrap();
+        config.claim_lease = Duration::from_secs(2);
+        Delivery {
+            db: db.clone(),
+            transport: Transport::from_url(&config.mail_url, CONCURRENCY, None).unwrap(),
+            config,
+            queued: Arc::new(tokio::sync::Notify::new()),
+        }
+    };
+
+    let first = mailer().spawn(CancellationToken::new());
+    let enough = gatehouse_kit::testing::eventually(Duration::from_secs(20), || async {
+        (sink.received().len() >= 10).then_some(())
+    })
+    .await;
+    assert!(enough.is_some(), "the first mailer sent 10 mails");
+    first.abort();
+    let _ = first.await;
+
+    let shutdown = CancellationToken::new();
+    let _second = mailer().spawn(shutdown.clone());
+    let all_sent = gatehouse_kit::testing::eventually(Duration::from_secs(30), || async {
+        let (sent,): (i64,) = query("SELECT COUNT(*) FROM mails WHERE status = 'sent'")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+        (sent == MAILS as i64).then_some(())
+    })
+    .await;
+    shutdown.cancel();
+    assert!(all_sent.is_some(), "every mail went out after the restart");
+    let mut copies: HashMap<String, usize> = HashMap::new();
+    for mail in sink.received() {
+        *copies.entry(mail.message_id).or_default() += 1;
+    }
+    assert_eq!(copies.len(), MAILS, "every mail arrived");
+    let again: usize = copies.values().map(|n| n - 1).sum();
+    assert!(
+        again <= CONCURRENCY,
+        "{again} mails sent twice: at most the {CONCURRENCY} in flight when it died may be"
+    );
+    sink.stop().await;
+}
