@@ -323,7 +323,9 @@ async fn replay_dead_letters(queue: &str) -> anyhow::Result<()> {
     let env = Env::process();
     let bus = gatehouse_kit::config::Backends::from_env(&env)?.bus()?;
     if matches!(bus, gatehouse_kit::bus::Bus::Memory(_)) {
-        anyhow::bail!("BUS_URL is memory://: dead letters live inside the running process");
+        anyhow::bail!(
+            "BUS_URL is memory://: a consumer's failures stay in the publishing service's outbox, parked after their last attempt (outbox_parked_total)"
+        );
     }
     let count = gatehouse_kit::consumer::replay_dead_letters(&bus, queue).await?;
     println!("replayed {count} dead letters onto {queue}");

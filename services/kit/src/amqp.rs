@@ -21,9 +21,7 @@ use lapin::{
 };
 use tokio::sync::Mutex;
 
-use crate::bus::{
-    AUDIT_LENGTH, AUDIT_QUEUE, BROKER_TIMEOUT, BusError, Delivery, Message, Published, Topology,
-};
+use crate::bus::{AUDIT_LENGTH, BROKER_TIMEOUT, BusError, Delivery, Message, Published, Topology};
 
 /// Header counting how many times a message was tried before.
 const ATTEMPT_HEADER: &str = "x-gatehouse-attempt";
@@ -112,7 +110,18 @@ impl AmqpBus {
                 )
                 .await?;
         }
-        if self.topology.audit {
+        if let Some(audit) = &self.topology.audit {
+            channel
+                .exchange_declare(
+                    audit.as_str().into(),
+                    ExchangeKind::Fanout,
+                    ExchangeDeclareOptions {
+                        durable: true,
+                        ..Default::default()
+                    },
+                    FieldTable::default(),
+                )
+                .await?;
             let mut arguments = FieldTable::default();
             arguments.insert(
                 "x-max-length".into(),
@@ -123,9 +132,19 @@ impl AmqpBus {
                 AMQPValue::LongString("drop-head".into()),
             );
             channel
-                .queue_declare(AUDIT_QUEUE.into(), durable(), arguments)
+                .queue_declare(audit.as_str().into(), durable(), arguments)
                 .await?;
-            bind(channel, exchange, AUDIT_QUEUE, "#").await?;
+            // Earlier versions bound it to the events' exchange, where it made every publish
+            // routable; unbinding a binding that is not there changes nothing.
+            channel
+                .queue_unbind(
+                    audit.as_str().into(),
+                    exchange.into(),
+                    "#".into(),
+                    FieldTable::default(),
+                )
+                .await?;
+            bind(channel, audit, audit, "").await?;
         }
         tracing::info!(exchange, "message broker topology declared");
         Ok(())
@@ -193,23 +212,31 @@ impl AmqpBus {
         };
         let mut sent = Vec::with_capacity(messages.len());
         for message in messages {
-            let sending = send(
-                &channel,
-                &self.topology.exchange,
-                &message.topic,
-                &message.payload,
-                properties(message, 0, None),
-            );
-            match timeout(sending).await {
-                Ok(confirm) => sent.push((confirm, message.topic.as_str())),
+            match timeout(self.send_with_copy(&channel, message)).await {
+                Ok((confirm, copy)) => sent.push((confirm, copy, message.topic.as_str())),
                 Err(error) => {
                     published.broken = Some(error);
                     break;
                 }
             }
         }
-        for (confirm, topic) in sent {
-            match timeout(settled(confirm, topic)).await {
+        for (confirm, copy, topic) in sent {
+            let outcome = timeout(async {
+                let copied = match copy {
+                    Some(copy) => settled(copy, topic).await,
+                    None => Ok(()),
+                };
+                match confirm {
+                    // The consumers' copy decides; the audit's counts only when it is the one.
+                    Some(confirm) => match (settled(confirm, topic).await, copied) {
+                        (_, Err(broken)) if !broken.is_about_the_message() => Err(broken),
+                        (outcome, _) => outcome,
+                    },
+                    None => copied,
+                }
+            })
+            .await;
+            match outcome {
                 Err(error) if !error.is_about_the_message() => {
                     published.broken = Some(error);
                     break;
@@ -217,11 +244,51 @@ impl AmqpBus {
                 outcome => published.settled.push(outcome),
             }
         }
-        if published.broken.is_some() {
-            // Start from a fresh connection next time: the broker may have gone away.
+        let queue_gone = published.settled.iter().any(|outcome| {
+            matches!(outcome, Err(BusError::Unroutable(topic)) if self.topology.is_consumed(topic))
+        });
+        if published.broken.is_some() || queue_gone {
+            // Start from a fresh connection next time: the broker may have gone away, or lost
+            // a consumer queue, which the new connection declares again (the outbox publishes
+            // the returned message again later).
             *guard = None;
         }
         published
+    }
+
+    /// Sends `message` to the consumers' exchange, when a consumer queue takes its topic (or
+    /// there is no audit queue, which makes it unroutable), and a copy to the audit queue's
+    /// exchange: their confirms, to await.
+    async fn send_with_copy(
+        &self,
+        channel: &Channel,
+        message: &Message,
+    ) -> Result<(Option<PublisherConfirm>, Option<PublisherConfirm>), BusError> {
+        let audit = self.topology.audit.as_deref();
+        let to_consumers = if self.topology.is_consumed(&message.topic) || audit.is_none() {
+            let exchange = &self.topology.exchange;
+            let properties = properties(message, 0, None);
+            Some(
+                send(
+                    channel,
+                    exchange,
+                    &message.topic,
+                    &message.payload,
+                    properties,
+                )
+                .await?,
+            )
+        } else {
+            None
+        };
+        let copy = match audit {
+            Some(audit) => {
+                let properties = properties(message, 0, None);
+                Some(send(channel, audit, &message.topic, &message.payload, properties).await?)
+            }
+            None => None,
+        };
+        Ok((to_consumers, copy))
     }
 
     /// A consumer's own connection on `queue`, with at most `prefetch` unsettled deliveries.
@@ -498,7 +565,7 @@ mod tests {
             Topology {
                 exchange: format!("{}.exchange", queue.name),
                 queues: vec![queue],
-                audit: false,
+                audit: None,
             },
         );
         let mut subscription = bus.subscribe(queue.name, 1).await.expect("subscribed");

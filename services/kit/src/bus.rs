@@ -5,8 +5,11 @@
 //! Nothing is published into the void. The [`Topology`] — every consumer's durable queue with
 //! its bindings, and a bounded audit queue that keeps the latest events of every topic — is
 //! declared before the first publish, so an event waits in its queue for a consumer that has
-//! not started yet. A publish no queue receives comes back as [`BusError::Unroutable`], and
-//! the outbox counts it as a failure.
+//! not started yet. A publish no consumer queue receives comes back as
+//! [`BusError::Unroutable`], and the outbox counts it as a failure. The audit queue has an
+//! exchange of its own and gets a copy of each event apart: were it bound to the events'
+//! exchange, every publish would reach a queue and a consumer queue gone from the broker
+//! would go unnoticed. A topic no consumer takes goes to the audit queue alone.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -20,7 +23,8 @@ pub use crate::amqp::AmqpBus;
 /// The topic exchange every service publishes to; routing key = topic (`user.created`).
 pub const EXCHANGE: &str = "gatehouse.events";
 /// Bound to every topic, bounded to the latest [`AUDIT_LENGTH`] events: operators can read
-/// what happened, and an event no service consumes yet still lands somewhere durable.
+/// what happened, and an event no service consumes yet still lands somewhere durable. Its
+/// exchange (a fanout) has the same name.
 pub const AUDIT_QUEUE: &str = "gatehouse.audit";
 pub const AUDIT_LENGTH: usize = 10_000;
 
@@ -55,6 +59,10 @@ pub enum BusError {
     Nacked,
     #[error("no queue is bound to {0:?}: the message was returned")]
     Unroutable(String),
+    /// An in-process consumer tried the message and failed: the publisher keeps it (its
+    /// outbox row) and publishes it again later, so a restart loses nothing.
+    #[error("a consumer could not handle it: {0}")]
+    NotHandled(String),
     #[error("no queue named {0:?} in the topology")]
     UnknownQueue(String),
 }
@@ -63,7 +71,10 @@ impl BusError {
     /// A failure of this one message (it is counted against the outbox row), as opposed to
     /// the broker being unreachable (every row waits).
     pub fn is_about_the_message(&self) -> bool {
-        matches!(self, BusError::Nacked | BusError::Unroutable(_))
+        matches!(
+            self,
+            BusError::Nacked | BusError::Unroutable(_) | BusError::NotHandled(_)
+        )
     }
 }
 
@@ -73,8 +84,9 @@ pub struct Topology {
     /// The topic exchange ([`EXCHANGE`]; tests use their own).
     pub exchange: String,
     pub queues: Vec<Queue>,
-    /// Declare [`AUDIT_QUEUE`] (bound to every topic).
-    pub audit: bool,
+    /// The audit queue (and its exchange), which gets a copy of every event; `None`: no audit
+    /// queue (tests, where a topic no queue takes must be unroutable).
+    pub audit: Option<String>,
 }
 
 impl Topology {
@@ -83,12 +95,19 @@ impl Topology {
         Self {
             exchange: EXCHANGE.to_string(),
             queues: QUEUES.to_vec(),
-            audit: true,
+            audit: Some(AUDIT_QUEUE.to_string()),
         }
     }
 
     pub fn queue(&self, name: &str) -> Option<&Queue> {
         self.queues.iter().find(|q| q.name == name)
+    }
+
+    /// Whether some consumer queue takes `topic`.
+    pub fn is_consumed(&self, topic: &str) -> bool {
+        self.queues
+            .iter()
+            .any(|queue| queue.topics.contains(&topic))
     }
 }
 
@@ -158,10 +177,14 @@ pub struct Delivery {
     pub attempt: u32,
 }
 
+/// What an in-process consumer made of a delivery: handled (or a duplicate), or the error it
+/// failed with.
+pub(crate) type Acknowledgement = Result<(), String>;
+
 /// A delivery on the in-process bus, with the acknowledgement its publisher awaits.
 pub(crate) struct MemoryDelivery {
     pub(crate) delivery: Delivery,
-    pub(crate) ack: Option<tokio::sync::oneshot::Sender<()>>,
+    pub(crate) ack: Option<oneshot::Sender<Acknowledgement>>,
 }
 
 /// Dead letters kept per in-process queue; older ones are dropped (and were logged).
@@ -177,14 +200,16 @@ struct MemoryQueue {
 }
 
 /// Waits for every consumer's acknowledgement of one message, within the broker timeout.
-async fn acked(acks: Vec<oneshot::Receiver<()>>) -> Result<(), BusError> {
+async fn acked(acks: Vec<oneshot::Receiver<Acknowledgement>>) -> Result<(), BusError> {
+    let mut failed = None;
     for ack in acks {
         match tokio::time::timeout(BROKER_TIMEOUT, ack).await {
-            Ok(Ok(())) => {}
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(error))) => failed = Some(BusError::NotHandled(error)),
             _ => return Err(BusError::Timeout(BROKER_TIMEOUT)),
         }
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }
 
 /// The in-process bus of standalone mode.
@@ -217,14 +242,16 @@ impl MemoryBus {
             .collect();
         Self {
             queues,
-            audit: topology.audit.then(|| Mutex::new(VecDeque::new())),
+            audit: topology.audit.as_ref().map(|_| Mutex::new(VecDeque::new())),
         }
     }
 
-    /// Like a broker's confirm, but stronger: `Ok` once every bound consumer has made its first
-    /// attempt (so the outbox marks the row published only after a consumer has it), within
-    /// the broker timeout; a consumer that has not started yet makes it time out, and the
-    /// relay publishes again later (the consumer's inbox drops the duplicate).
+    /// Like a broker's confirm, but stronger: `Ok` once every bound consumer has handled it
+    /// (so the outbox marks the row published only once it is done, and a restart loses
+    /// nothing), `NotHandled` when one failed (the relay tries the row again later and parks it
+    /// after its last attempt: the in-process bus's retries and dead letters are the outbox's),
+    /// within the broker timeout; a consumer that has not started yet makes it time out, and
+    /// the relay publishes again later (the consumers' inboxes drop the duplicates).
     async fn publish(&self, message: &Message) -> Result<(), BusError> {
         acked(self.send(message)?).await
     }
@@ -237,11 +264,11 @@ impl MemoryBus {
         for acks in sent {
             match acks {
                 Ok(acks) => match acked(acks).await {
-                    Ok(()) => published.settled.push(Ok(())),
-                    Err(error) => {
+                    Err(error) if !error.is_about_the_message() => {
                         published.broken = Some(error);
                         break;
                     }
+                    outcome => published.settled.push(outcome),
                 },
                 Err(refused) => published.settled.push(Err(refused)),
             }
@@ -251,7 +278,7 @@ impl MemoryBus {
 
     /// Hands `message` to every queue bound to its topic; the receivers of their
     /// acknowledgements.
-    fn send(&self, message: &Message) -> Result<Vec<oneshot::Receiver<()>>, BusError> {
+    fn send(&self, message: &Message) -> Result<Vec<oneshot::Receiver<Acknowledgement>>, BusError> {
         let mut routed = false;
         let mut acks = Vec::new();
         for queue in self.queues.values() {

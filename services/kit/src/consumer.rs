@@ -7,6 +7,10 @@
 //! 2. the handler runs; its writes commit together with the inbox row;
 //! 3. only then is the delivery acknowledged. A failure is retried after the policy's delays,
 //!    then moved to the queue's dead letters, from where [`replay_dead_letters`] puts it back.
+//!
+//! On the in-process bus the acknowledgement goes to the publisher itself, with the outcome:
+//! a failure is refused back to the outbox, whose row is published again after its growing
+//! delay and parked after its last attempt, so a retry survives a restart of the process.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -69,7 +73,7 @@ pub struct Consumer {
 enum Outcome {
     Handled,
     Duplicate,
-    Retry(Duration),
+    Retry(Duration, String),
     Dead(String),
 }
 
@@ -99,17 +103,23 @@ impl Consumer {
                             });
                         }
                         Some((delivery, ack, outcome)) = running.next(), if !running.is_empty() => {
-                            match outcome {
-                                Outcome::Handled | Outcome::Duplicate => {}
-                                Outcome::Retry(delay) => {
+                            match (outcome, ack) {
+                                (Outcome::Handled | Outcome::Duplicate, ack) => {
+                                    if let Some(ack) = ack {
+                                        let _ = ack.send(Ok(()));
+                                    }
+                                }
+                                // The publisher's outbox keeps it and tries again later.
+                                (Outcome::Retry(_, error) | Outcome::Dead(error), Some(ack)) => {
+                                    let _ = ack.send(Err(error));
+                                }
+                                // A replayed dead letter has no publisher waiting.
+                                (Outcome::Retry(delay, _), None) => {
                                     let mut again: Delivery = delivery;
                                     again.attempt += 1;
                                     memory.retry_later(self.queue, again, delay);
                                 }
-                                Outcome::Dead(_) => memory.dead_letter(self.queue, delivery),
-                            }
-                            if let Some(ack) = ack {
-                                let _ = ack.send(());
+                                (Outcome::Dead(_), None) => memory.dead_letter(self.queue, delivery),
                             }
                         }
                         _ = shutdown.cancelled() => break,
@@ -137,7 +147,7 @@ impl Consumer {
                         Some((delivery, acker, outcome)) = running.next(), if !running.is_empty() => {
                             match outcome {
                                 Outcome::Handled | Outcome::Duplicate => subscription.ack(&acker).await?,
-                                Outcome::Retry(delay) => {
+                                Outcome::Retry(delay, _) => {
                                     subscription.retry(&acker, &delivery, delay).await?
                                 }
                                 Outcome::Dead(error) => {
@@ -172,7 +182,7 @@ impl Consumer {
                 match self.retry.delays.get(delivery.attempt as usize) {
                     Some(delay) => {
                         tracing::warn!(queue = self.queue, event_id = %message.id, attempt = delivery.attempt + 1, %error, "event handling failed; will retry");
-                        Outcome::Retry(*delay)
+                        Outcome::Retry(*delay, error.to_string())
                     }
                     None => {
                         tracing::error!(queue = self.queue, event_id = %message.id, %error, "event handling failed on every attempt; dead-lettered");

@@ -156,7 +156,7 @@ impl Worker {
                 break;
             };
             if let Some(ack) = ack {
-                let _ = ack.send(());
+                let _ = ack.send(Ok(()));
             }
             let worker = self.clone();
             let memory = memory.clone();

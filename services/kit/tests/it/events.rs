@@ -40,7 +40,7 @@ fn topology(queue: Queue) -> Topology {
     Topology {
         exchange: format!("{}.exchange", queue.name),
         queues: vec![queue],
-        audit: false,
+        audit: None,
     }
 }
 
@@ -242,79 +242,126 @@ async fn two_relays_on_one_outbox_publish_each_row_once(#[case] backend: Backend
     shutdown.cancel();
 }
 
+/// The in-process consumer of a test queue on `db`, reconnected to `bus`.
+fn memory_consumer(
+    queue: Queue,
+    db: &Db,
+    bus: &Bus,
+    handler: Arc<Recorder>,
+    shutdown: &CancellationToken,
+) {
+    Consumer {
+        queue: queue.name,
+        db: db.clone(),
+        bus: bus.clone(),
+        handler,
+        retry: fast_retries(),
+        concurrency: 1,
+        yields: None,
+    }
+    .spawn(shutdown.clone());
+}
+
+/// On the in-process bus a publish is confirmed only once its consumer handled it; a failure
+/// goes back to the publisher's outbox, which tries again (and parks the row after its last
+/// attempt), so a process that stops between a failure and its retry loses nothing.
 #[rstest]
 #[case::sqlite(Backend::Sqlite)]
 #[case::postgres(Backend::Postgres)]
 #[tokio::test]
-async fn in_process_consumers_retry_dedupe_and_dead_letter(#[case] backend: Backend) {
+async fn in_process_consumers_confirm_only_what_they_handled(#[case] backend: Backend) {
     let (db, _database) = consumer_db(backend).await;
+    let publisher_database = TestDb::new(backend).await;
+    let publisher = publisher_database.connect(&NONE).await;
     let queue = test_queue();
-    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
     let message = |id: &str| Message {
         id: id.into(),
         topic: "user.updated".into(),
         payload: Vec::new(),
         headers: Default::default(),
     };
-    // Published before any consumer exists: it waits in the queue, and the publisher's
-    // confirmation waits for the consumer's first attempt.
-    let early = tokio::spawn({
-        let bus = bus.clone();
-        let message = message("early");
-        async move { bus.publish(&message).await }
-    });
-    let recorder = Arc::new(Recorder {
-        fail_first: 2,
-        ..Recorder::default()
-    });
+
+    // A process whose consumer fails its first attempt, and which then stops.
+    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
+    let failing = Arc::new(Recorder::default());
+    failing.broken.store(true, Ordering::SeqCst);
+    let stopping = CancellationToken::new();
+    memory_consumer(queue, &db, &bus, failing.clone(), &stopping);
+    let ids = enqueue_updates(&publisher, ["u1".to_string()]).await;
+    outbox::spawn_relay(
+        publisher.clone(),
+        bus.clone(),
+        fast_relay(),
+        stopping.clone(),
+    );
+    let tried = eventually(Duration::from_secs(5), || async {
+        (failing.calls.load(Ordering::SeqCst) >= 1).then_some(())
+    })
+    .await;
+    assert!(tried.is_some(), "{backend:?}: the consumer tried it");
+    stopping.cancel();
+    drop(bus);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        outbox::pending(&publisher).await.unwrap(),
+        1,
+        "{backend:?}: a failed attempt is not a confirmation; the outbox keeps the event"
+    );
+
+    // The process again: the event is published again and handled.
+    let bus = Bus::with_topology("memory://", topology(queue)).unwrap();
+    let working = Arc::new(Recorder::default());
     let shutdown = CancellationToken::new();
-    Consumer {
-        queue: queue.name,
-        db: db.clone(),
-        bus: bus.clone(),
-        handler: recorder.clone(),
-        retry: fast_retries(),
-        concurrency: 1,
-        yields: None,
-    }
-    .spawn(shutdown.clone());
-    let handled = eventually(Duration::from_secs(5), || async {
+    memory_consumer(queue, &db, &bus, working.clone(), &shutdown);
+    outbox::spawn_relay(
+        publisher.clone(),
+        bus.clone(),
+        fast_relay(),
+        shutdown.clone(),
+    );
+    let handled = eventually(Duration::from_secs(10), || async {
         (handled_rows(&db).await == 1).then_some(())
     })
     .await;
-    assert!(
-        handled.is_some(),
-        "{backend:?}: handled on its third attempt"
-    );
-    assert_eq!(recorder.calls.load(Ordering::SeqCst), 3);
-    assert!(
-        early.await.unwrap().is_ok(),
-        "{backend:?}: confirmed once the consumer made its first attempt"
-    );
-
-    bus.publish(&message("early")).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(
-        handled_rows(&db).await,
-        1,
-        "{backend:?}: a redelivery is skipped"
-    );
-
-    recorder.broken.store(true, Ordering::SeqCst);
-    bus.publish(&message("doomed")).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(
-        handled_rows(&db).await,
-        1,
-        "{backend:?}: failed every attempt"
-    );
-    recorder.broken.store(false, Ordering::SeqCst);
-    assert_eq!(replay_dead_letters(&bus, queue.name).await.unwrap(), 1);
-    let replayed = eventually(Duration::from_secs(5), || async {
-        (handled_rows(&db).await == 2).then_some(())
+    assert!(handled.is_some(), "{backend:?}: handled after the restart");
+    assert_eq!(*working.handled.lock().unwrap(), ids);
+    let published = eventually(Duration::from_secs(5), || async {
+        (outbox::pending(&publisher).await.ok() == Some(0)).then_some(())
     })
     .await;
-    assert!(replayed.is_some(), "{backend:?}: handled after the replay");
+    assert!(published.is_some(), "{backend:?}: confirmed once handled");
+
+    // A redelivery of what was handled is skipped, and confirmed.
+    bus.publish(&message(&ids[0])).await.unwrap();
+    assert_eq!(handled_rows(&db).await, 1, "{backend:?}");
+
+    // A publish waits for its consumer's outcome: a failure is the publisher's to retry.
+    working.broken.store(true, Ordering::SeqCst);
+    assert!(
+        matches!(
+            bus.publish(&message("doomed")).await,
+            Err(BusError::NotHandled(_))
+        ),
+        "{backend:?}: a failure is refused back to the publisher"
+    );
+    // Through the outbox: tried on each of its attempts, then parked (the dead letters of
+    // the in-process bus are parked rows of the publisher's outbox).
+    let calls_before = working.calls.load(Ordering::SeqCst);
+    enqueue_updates(&publisher, ["u2".to_string()]).await;
+    let parked = eventually(Duration::from_secs(10), || async {
+        (outbox::parked(&publisher).await.ok() == Some(1)).then_some(())
+    })
+    .await;
+    assert!(
+        parked.is_some(),
+        "{backend:?}: parked after its last attempt"
+    );
+    assert_eq!(
+        working.calls.load(Ordering::SeqCst) - calls_before,
+        3,
+        "{backend:?}: one call per attempt"
+    );
+    assert_eq!(handled_rows(&db).await, 1, "{backend:?}");
     shutdown.cancel();
 }
 
@@ -667,4 +714,89 @@ async fn the_relay_holds_back_during_a_burst_of_requests_and_not_after() {
     let mut expected = [ids, more].concat();
     expected.sort();
     assert_eq!(received, expected);
+}
+
+/// Messages in `queue` at the broker, or `None` when it does not exist.
+async fn broker_count(channel: &lapin::Channel, queue: &str) -> Option<u32> {
+    channel
+        .queue_declare(
+            queue.into(),
+            lapin::options::QueueDeclareOptions {
+                passive: true,
+                ..Default::default()
+            },
+            lapin::types::FieldTable::default(),
+        )
+        .await
+        .ok()
+        .map(|declared| declared.message_count())
+}
+
+/// The audit queue gets its copy apart, on an exchange of its own: a publish whose consumer
+/// queue is gone from the broker comes back unroutable (the outbox keeps it) instead of
+/// landing in the audit queue alone, and a topic no consumer takes is kept by the audit queue.
+#[tokio::test]
+async fn the_audit_copy_never_hides_a_missing_consumer_queue() {
+    let queue = test_queue();
+    let audit = format!("{}.audit", queue.name);
+    let bus = Bus::with_topology(
+        RABBITMQ,
+        Topology {
+            audit: Some(audit.clone()),
+            ..topology(queue)
+        },
+    )
+    .unwrap();
+    let message = |id: &str, topic: &str| Message {
+        id: id.into(),
+        topic: topic.into(),
+        payload: Vec::new(),
+        headers: Default::default(),
+    };
+    bus.publish(&message("consumed", "user.updated"))
+        .await
+        .expect("routed to its consumer queue");
+    bus.publish(&message("unconsumed", "session.revoked"))
+        .await
+        .expect("a topic no consumer takes is kept by the audit queue");
+
+    let connection = lapin::Connection::connect(RABBITMQ, lapin::ConnectionProperties::default())
+        .await
+        .unwrap();
+    let channel = connection.create_channel().await.unwrap();
+    let counted = eventually(Duration::from_secs(5), || async {
+        let counts = (
+            broker_count(&channel, queue.name).await,
+            broker_count(&channel, &audit).await,
+        );
+        (counts == (Some(1), Some(2))).then_some(())
+    })
+    .await;
+    assert!(
+        counted.is_some(),
+        "one in the consumer queue, both in the audit queue"
+    );
+
+    // The consumer queue is deleted at the broker (by hand, by a policy, by a reset).
+    channel
+        .queue_delete(
+            queue.name.into(),
+            lapin::options::QueueDeleteOptions::default(),
+        )
+        .await
+        .unwrap();
+    let lost = bus.publish(&message("orphaned", "user.updated")).await;
+    assert!(
+        matches!(lost, Err(BusError::Unroutable(_))),
+        "a consumed topic with no queue bound is unroutable, audit copy or not: {lost:?}"
+    );
+    bus.publish(&message("again", "user.updated"))
+        .await
+        .expect("the next publish declares the consumer queue again and reaches it");
+    assert_eq!(broker_count(&channel, queue.name).await, Some(1));
+    for name in [audit.as_str(), queue.name, &format!("{}.dead", queue.name)] {
+        let _ = channel
+            .queue_delete(name.into(), lapin::options::QueueDeleteOptions::default())
+            .await;
+    }
 }
