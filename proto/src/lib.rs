@@ -93,6 +93,10 @@ pub mod events {
         v1::BillingDeliveryDue => "billing.delivery-due",
     }
 
+    /// Topics whose payload carries a secret (a mailed link's token): sealed in the outbox,
+    /// on the bus and in the audit queue (`gatehouse_kit::sealing`), opened by the consumer.
+    pub const SEALED_TOPICS: &[&str] = &["mail.requested"];
+
     /// A consumer's durable queue and the topics bound to it.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Queue {

@@ -12,6 +12,7 @@
 //! a failure is refused back to the outbox, whose row is published again after its growing
 //! delay and parked after its last attempt, so a retry survives a restart of the process.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use tracing::Instrument;
 use crate::bus::{Bus, BusError, Delivery, MemoryDelivery, Message};
 use crate::db::{Db, Tx, query};
 use crate::foreground::Yield;
+use crate::sealing::SealingKey;
 use crate::service::BoxError;
 use crate::{ids, telemetry};
 
@@ -163,7 +165,14 @@ impl Consumer {
     }
 
     async fn process(&self, delivery: &Delivery) -> Outcome {
-        let message = &delivery.message;
+        let message = match self.opened(&delivery.message) {
+            Ok(message) => message,
+            Err(error) => {
+                tracing::error!(queue = self.queue, event_id = %delivery.message.id, %error, "a sealed event could not be opened; dead-lettered");
+                return Outcome::Dead(error);
+            }
+        };
+        let message = message.as_ref();
         if message.id.is_empty() {
             // Without an id it cannot be deduplicated; keep it for someone to look at.
             tracing::error!(queue = self.queue, topic = %message.topic, "event without an id; dead-lettered");
@@ -193,6 +202,24 @@ impl Consumer {
                 }
             }
         }
+    }
+
+    /// `message` with its payload opened when it was sealed ([`crate::sealing`]).
+    fn opened<'a>(&self, message: &'a Message) -> Result<Cow<'a, Message>, String> {
+        if !SealingKey::is_sealed(&message.payload) {
+            return Ok(Cow::Borrowed(message));
+        }
+        let key = self
+            .db
+            .sealing()
+            .ok_or("a sealed event, and no key here to open it")?;
+        let payload = key
+            .open(&message.topic, &message.payload)
+            .map_err(|error| error.to_string())?;
+        Ok(Cow::Owned(Message {
+            payload,
+            ..message.clone()
+        }))
     }
 
     /// `Ok(false)` when the event was handled before.

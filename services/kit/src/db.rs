@@ -31,6 +31,7 @@ use sqlx::sqlite::{
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::outbox::{OutboxEvent, OutboxSignal};
+use crate::sealing::SealingKey;
 
 pub use sea_query;
 
@@ -152,11 +153,13 @@ enum Pool {
     Postgres(PgPool),
 }
 
-/// A connection pool with its migrations applied, and the signal that wakes the outbox relay.
+/// A connection pool with its migrations applied, the signal that wakes the outbox relay, and
+/// the key that seals the outbox's secret-bearing events ([`crate::sealing`]).
 #[derive(Clone, Debug)]
 pub struct Db {
     pool: Pool,
     outbox: OutboxSignal,
+    sealing: Option<SealingKey>,
 }
 
 impl Db {
@@ -184,7 +187,23 @@ impl Db {
         Ok(Self {
             pool,
             outbox: OutboxSignal::default(),
+            sealing: None,
         })
+    }
+
+    /// This pool, sealing the events of `gatehouse_proto::events::SEALED_TOPICS` it enqueues
+    /// (and opening what its consumers receive) with `key`. Every service's database has it
+    /// ([`crate::service::serve`]); without it such events are written as they are.
+    pub fn with_sealing(self, key: SealingKey) -> Self {
+        Self {
+            sealing: Some(key),
+            ..self
+        }
+    }
+
+    /// The deployment's sealing key, when this pool has one.
+    pub fn sealing(&self) -> Option<&SealingKey> {
+        self.sealing.as_ref()
     }
 
     /// Which backend this is. Stores never ask; kit's introspection and tests do.
@@ -209,6 +228,7 @@ impl Db {
         Ok(Tx {
             inner,
             outbox: self.outbox.clone(),
+            sealing: self.sealing.clone(),
             enqueued: false,
         })
     }
@@ -229,6 +249,7 @@ impl Db {
         insert: Query,
         event: &OutboxEvent,
     ) -> Result<bool, DbError> {
+        let event = &*crate::outbox::sealed(event, self.sealing.as_ref());
         match self.backend() {
             Backend::Postgres => {
                 let n = insert.args.len();
@@ -400,6 +421,7 @@ enum TxInner {
 pub struct Tx {
     inner: TxInner,
     outbox: OutboxSignal,
+    sealing: Option<SealingKey>,
     enqueued: bool,
 }
 
@@ -407,9 +429,15 @@ impl Tx {
     /// Writes an event to the outbox in this transaction: it is published only if the
     /// transaction commits, and then at least once.
     pub async fn enqueue(&mut self, event: &OutboxEvent) -> Result<(), DbError> {
-        crate::outbox::insert(event).execute(&mut *self).await?;
+        let event = crate::outbox::sealed(event, self.sealing.as_ref());
+        crate::outbox::insert(&event).execute(&mut *self).await?;
         self.enqueued = true;
         Ok(())
+    }
+
+    /// The sealing key of the pool this transaction came from.
+    pub fn sealing(&self) -> Option<&SealingKey> {
+        self.sealing.as_ref()
     }
 
     pub fn build(&self, statement: &impl QueryStatementBuilder) -> Query {

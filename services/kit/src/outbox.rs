@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bus::{Bus, BusError, Message};
 use crate::db::{Backend, Db, DbError, Query, query};
 use crate::foreground::Foreground;
+use crate::sealing::SealingKey;
 use crate::{ids, telemetry};
 
 const RETENTION: TimeDelta = TimeDelta::days(7);
@@ -46,6 +47,30 @@ impl OutboxEvent {
             payload: event.encode_to_vec(),
             headers: serde_json::to_string(&headers).unwrap_or_else(|_| "{}".into()),
             created_at: ids::now(),
+        }
+    }
+}
+
+/// `event` as the outbox stores it: sealed when its topic carries a secret (a mailed link)
+/// and there is a key to seal it with.
+pub(crate) fn sealed<'a>(
+    event: &'a OutboxEvent,
+    key: Option<&SealingKey>,
+) -> std::borrow::Cow<'a, OutboxEvent> {
+    if !gatehouse_proto::events::SEALED_TOPICS.contains(&event.topic) {
+        return std::borrow::Cow::Borrowed(event);
+    }
+    match key {
+        Some(key) => std::borrow::Cow::Owned(OutboxEvent {
+            payload: key.seal(event.topic, &event.payload),
+            ..event.clone()
+        }),
+        None => {
+            tracing::warn!(
+                topic = event.topic,
+                "no sealing key: a secret-bearing event is stored as it is"
+            );
+            std::borrow::Cow::Borrowed(event)
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::config::{Backends, ConfigError, Env, SecretUrl};
 use crate::db::{Db, DbError, Migrations};
 use crate::foreground::Foreground;
 use crate::listener::HttpLimits;
+use crate::sealing::SealingKey;
 use crate::service_auth::ServiceToken;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -299,7 +300,9 @@ where
         cache = context.cache.describe(),
         "service configuration"
     );
-    let db = Db::connect(url.expose(), max_connections, migrations).await?;
+    let db = Db::connect(url.expose(), max_connections, migrations)
+        .await?
+        .with_sealing(SealingKey::from_service_token(&context.service_token));
     // Its own: in one process (standalone), a burst at one part slows no other's relay.
     let context = Context {
         foreground: Foreground::default(),

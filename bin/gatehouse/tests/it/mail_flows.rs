@@ -8,6 +8,7 @@ use gatehouse_kit::db::query;
 use serde_json::json;
 
 use crate::common::{PASSWORD, Reply, Stack, unique_email};
+use gatehouse_kit::db::Db;
 
 /// A mail as the dev mailbox shows it, with its first link made reachable from the test.
 struct Mail {
@@ -748,4 +749,55 @@ async fn deletion_confirmed_by_mail_needs_the_users_own_browser_and_works_once()
     assert_eq!(confirmed.headers["location"], "/goodbye");
     assert_eq!(session_of(&stack, &cookie).await, serde_json::Value::Null);
     assert_eq!(sign_in(&stack, &email, PASSWORD).await.status, 401);
+}
+
+/// A mailed token works from the mail alone: it is nowhere in the clear in what the stack
+/// keeps — identity's outbox (a week), the mailer's log — and the mail still carries it.
+#[tokio::test]
+async fn a_mailed_token_is_stored_nowhere_in_the_clear() {
+    let stack = Stack::start(&[]).await;
+    let email = unique_email();
+    stack.sign_up(&email).await;
+    let reply = stack
+        .post("/request-password-reset", json!({"email": email}), None)
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let mail = nth_mail(&stack, &email, 1).await;
+    assert_eq!(mail.kind, "reset-password");
+    let token = mail.token();
+    assert!(token.len() >= 24, "{token}");
+
+    let contains = |bytes: &[u8]| bytes.windows(token.len()).any(|w| w == token.as_bytes());
+    let identity = stack.identity_db().await;
+    let payloads: Vec<(Vec<u8>,)> =
+        query("SELECT payload FROM outbox WHERE topic = 'mail.requested'")
+            .fetch_all(&identity)
+            .await
+            .unwrap();
+    assert!(
+        !payloads.is_empty(),
+        "the request went through identity's outbox"
+    );
+    assert!(
+        payloads.iter().all(|(payload,)| !contains(payload)),
+        "identity's outbox keeps the token sealed"
+    );
+    let mailer = Db::connect(
+        &format!("sqlite://{}/mailer.sqlite", stack.data_dir),
+        1,
+        &gatehouse_mailer::MIGRATIONS,
+    )
+    .await
+    .unwrap();
+    let bodies: Vec<(String, String)> = query("SELECT text_body, html_body FROM mails")
+        .fetch_all(&mailer)
+        .await
+        .unwrap();
+    assert!(!bodies.is_empty());
+    assert!(
+        bodies
+            .iter()
+            .all(|(text, html)| !contains(text.as_bytes()) && !contains(html.as_bytes())),
+        "the mail log keeps its bodies sealed"
+    );
 }

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Consumer, Handler, HandlerFuture, RetryPolicy};
 use gatehouse_kit::db::Tx;
+use gatehouse_kit::sealing::SealingKey;
 use gatehouse_proto::events::MAILER_MAIL_REQUESTS;
 use gatehouse_proto::events::v1::MailRequested;
 use hmac::{KeyInit, Mac};
@@ -126,7 +127,10 @@ impl Billing {
         let mailbox = Mailbox::default();
         Consumer {
             queue: MAILER_MAIL_REQUESTS.name,
-            db: db.clone(),
+            // The deployment's key, as the mailer has it: mail requests arrive sealed.
+            db: db
+                .clone()
+                .with_sealing(SealingKey::from_service_token(&context.service_token)),
             bus: context.bus.clone(),
             handler: Arc::new(mailbox.clone()),
             retry: RetryPolicy::default(),

@@ -151,6 +151,12 @@ impl Delivery {
     }
 
     async fn attempt(&self, mail: &Claimed) -> Result<(), SendError> {
+        let unopenable =
+            |error: gatehouse_kit::sealing::SealError| SendError::Permanent(error.to_string());
+        let text = store::opened(&self.db, store::TEXT_BODY, mail.text_body.clone())
+            .map_err(unopenable)?;
+        let html = store::opened(&self.db, store::HTML_BODY, mail.html_body.clone())
+            .map_err(unopenable)?;
         let to: Mailbox = mail
             .recipient
             .parse()
@@ -160,10 +166,7 @@ impl Delivery {
             .to(to)
             .subject(mail.subject.as_str())
             .message_id(Some(format!("<{}@gatehouse>", mail.id)))
-            .multipart(MultiPart::alternative_plain_html(
-                mail.text_body.clone(),
-                mail.html_body.clone(),
-            ))
+            .multipart(MultiPart::alternative_plain_html(text, html))
             .map_err(|e| SendError::Permanent(format!("building the mail: {e}")))?;
         let started = std::time::Instant::now();
         let result = self.transport.send(message).await;

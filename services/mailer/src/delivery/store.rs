@@ -3,6 +3,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use gatehouse_kit::db::sea_query::{self, Alias, Expr, ExprTrait as _};
 use gatehouse_kit::db::{Backend, Db, DbError, Tx, query};
+use gatehouse_kit::sealing::SealError;
 
 /// A mail written and waiting to be sent.
 pub struct NewMail<'a> {
@@ -16,8 +17,28 @@ pub struct NewMail<'a> {
     pub now: DateTime<Utc>,
 }
 
-/// Queues `mail` (a redelivered request finds its row already there and changes nothing).
+/// What the bodies are sealed under: they hold the mail's link, a working token.
+pub const TEXT_BODY: &str = "mails.text_body";
+pub const HTML_BODY: &str = "mails.html_body";
+
+/// A stored body as written, opened when it was sealed.
+pub fn opened(db: &Db, context: &str, body: String) -> Result<String, SealError> {
+    match db.sealing() {
+        Some(key) => key.open_text(context, &body),
+        None => Ok(body),
+    }
+}
+
+/// Queues `mail` (a redelivered request finds its row already there and changes nothing). Its
+/// bodies are sealed (`kit::sealing`): the log keeps no working link in the clear.
 pub async fn insert(tx: &mut Tx, mail: &NewMail<'_>) -> Result<(), DbError> {
+    let (text_body, html_body) = match tx.sealing() {
+        Some(key) => (
+            key.seal_text(TEXT_BODY, mail.text_body),
+            key.seal_text(HTML_BODY, mail.html_body),
+        ),
+        None => (mail.text_body.to_string(), mail.html_body.to_string()),
+    };
     query(
         "INSERT INTO mails (id, recipient, kind, language, subject, text_body, html_body, \
          status, attempts, created_at, next_attempt_at) \
@@ -28,8 +49,8 @@ pub async fn insert(tx: &mut Tx, mail: &NewMail<'_>) -> Result<(), DbError> {
     .bind(mail.kind)
     .bind(mail.language)
     .bind(mail.subject)
-    .bind(mail.text_body)
-    .bind(mail.html_body)
+    .bind(text_body)
+    .bind(html_body)
     .bind(mail.now)
     .execute(tx)
     .await?;

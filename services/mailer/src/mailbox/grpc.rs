@@ -7,6 +7,8 @@ use tonic::{Request, Response, Status};
 
 use super::Mailbox;
 use super::store::{self, Filter, MailRow};
+use crate::delivery::store::{HTML_BODY, TEXT_BODY, opened};
+use gatehouse_kit::db::Db;
 
 pub fn server(mailbox: Mailbox) -> MailboxServiceServer<Mailbox> {
     MailboxServiceServer::new(mailbox)
@@ -50,12 +52,18 @@ impl MailboxService for Mailbox {
             Status::from(base::INTERNAL_SERVER_ERROR)
         })?;
         Ok(Response::new(pb::ListMailsResponse {
-            mails: rows.into_iter().map(to_proto).collect(),
+            mails: rows
+                .into_iter()
+                .map(|row| to_proto(&self.db, row))
+                .collect(),
         }))
     }
 }
 
-fn to_proto(row: MailRow) -> pb::Mail {
+fn to_proto(db: &Db, row: MailRow) -> pb::Mail {
+    // Sealed under another SERVICE_TOKEN: the mail is still listed, its bodies are not.
+    let body =
+        |context, body| opened(db, context, body).unwrap_or_else(|error| format!("({error})"));
     let status = match row.status.as_str() {
         "queued" => pb::MailStatus::Queued,
         "sent" => pb::MailStatus::Sent,
@@ -68,8 +76,8 @@ fn to_proto(row: MailRow) -> pb::Mail {
         kind: row.kind,
         language: row.language,
         subject: row.subject,
-        text_body: row.text_body,
-        html_body: row.html_body,
+        text_body: body(TEXT_BODY, row.text_body),
+        html_body: body(HTML_BODY, row.html_body),
         status: status.into(),
         attempts: row.attempts,
         last_error: row.last_error.unwrap_or_default(),
