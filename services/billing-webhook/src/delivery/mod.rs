@@ -6,7 +6,8 @@
 //! An attempt POSTs the stored event's body, byte for byte, with `webhook-id` (the delivery's
 //! id, the same on every attempt and replay), `webhook-timestamp` (now) and
 //! `webhook-signature` (the endpoint's secrets). Only a 2xx within the attempt timeout
-//! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Each attempt is
+//! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Of the answer's
+//! body only the first [`KEPT_BODY_BYTES`] are read, within the same timeout. Each attempt is
 //! recorded before the job ends, with when the next is due (the schedule's next delay, ±20 %,
 //! at least 60 s after a timeout or a 429); when the schedule is spent the delivery is
 //! `failed`. Only a failure to record makes the job fail (and the worker retry it). Manual attempts (replays) are tried once and change
@@ -41,6 +42,10 @@ use store::status;
 
 /// Response bodies are kept up to this many characters (the payments platform keeps 2,048).
 const KEPT_BODY_CHARS: usize = 2048;
+/// What is read of an answer's body at most: enough for [`KEPT_BODY_CHARS`] of UTF-8. The
+/// rest is never read (the connection is dropped), so an endpoint answering gigabytes costs
+/// no more memory than one answering nothing.
+const KEPT_BODY_BYTES: usize = KEPT_BODY_CHARS * 4;
 /// After a timeout or a 429 the next try waits at least this long (Svix's floor).
 const BACK_PRESSURE_FLOOR: Duration = Duration::from_secs(60);
 /// Where the disabled endpoint's mail sends its registrant: the organization's page.
@@ -141,13 +146,22 @@ impl Deliverer {
             .header("webhook-timestamp", timestamp.to_string())
             .header("webhook-signature", signature)
             .body(body.to_vec());
+        let deadline = tokio::time::Instant::now() + self.config.attempt_timeout;
         match request.send().await {
-            Ok(response) => {
+            Ok(mut response) => {
                 let code = response.status().as_u16();
-                let text = response.text().await.unwrap_or_default();
+                // The status decided the attempt; the body is only kept for people to read.
+                let mut kept = Vec::new();
+                let _ = tokio::time::timeout_at(deadline, read_prefix(&mut response, &mut kept))
+                    .await;
                 Sent {
                     status: Some(code),
-                    body: Some(text.chars().take(KEPT_BODY_CHARS).collect()),
+                    body: Some(
+                        String::from_utf8_lossy(&kept)
+                            .chars()
+                            .take(KEPT_BODY_CHARS)
+                            .collect(),
+                    ),
                     error: None,
                     overloaded: code == 429,
                 }
@@ -306,6 +320,20 @@ impl Deliverer {
             .await?;
         }
         endpoint::store::mark_failing(&mut *tx, &endpoint.id, at).await
+    }
+}
+
+/// Reads the first [`KEPT_BODY_BYTES`] of `response`'s body into `kept`, and no more; what
+/// came before a read failed (or the caller's deadline cut it short) stays in `kept`.
+async fn read_prefix(response: &mut reqwest::Response, kept: &mut Vec<u8>) {
+    while kept.len() < KEPT_BODY_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = KEPT_BODY_BYTES - kept.len();
+                kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
     }
 }
 

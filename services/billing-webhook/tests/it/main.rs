@@ -1,6 +1,7 @@
 //! The billing-webhook service's tests, one binary: the typed models against the reference
 //! fixtures, and a real billing-webhook part (gRPC, its database on SQLite and PostgreSQL).
 
+mod answers;
 mod customer;
 mod endpoints;
 mod event_log;
