@@ -37,7 +37,7 @@ use rand::Rng;
 
 use crate::config::FanOutConfig;
 use crate::endpoint::{self, Endpoint, secret};
-use destination::{GuardedResolver, Policy};
+use destination::{GuardedResolver, Policy, Refused};
 use store::status;
 
 /// Response bodies are kept up to this many characters (the payments platform keeps 2,048).
@@ -130,6 +130,10 @@ impl Deliverer {
         // A literal address never reaches the resolver: judged here, at every attempt.
         let url = match destination::check_url(&endpoint.url, &self.policy) {
             Ok(url) => url,
+            Err(refused @ Refused::Internal(_)) => {
+                tracing::info!(endpoint_id = %endpoint.id, %refused, "an endpoint's address is refused");
+                return failed(destination::UNREACHABLE.into());
+            }
             Err(refused) => return failed(refused.to_string()),
         };
         let now = Utc::now();
@@ -166,6 +170,7 @@ impl Deliverer {
                     overloaded: code == 429,
                 }
             }
+            Err(error) if unreachable(&error) => failed(destination::UNREACHABLE.into()),
             Err(error) => Sent {
                 overloaded: error.is_timeout(),
                 ..failed(describe(&error))
@@ -335,6 +340,19 @@ async fn read_prefix(response: &mut reqwest::Response, kept: &mut Vec<u8>) {
             Ok(None) | Err(_) => break,
         }
     }
+}
+
+/// Whether the destination resolver refused the attempt ([`destination::Unreachable`]): its
+/// cause is logged there, and the attempt records no more than that it was refused.
+fn unreachable(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.is::<destination::Unreachable>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// A transport error in words: reqwest's own message stops at the outermost cause.

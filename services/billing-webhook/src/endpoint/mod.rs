@@ -72,7 +72,7 @@ pub struct Settings {
 
 fn url_refusal(refused: Refused) -> ErrorCode {
     match refused {
-        Refused::Internal(_) | Refused::ResolvesInternal(_) => codes::ENDPOINT_URL_NOT_ALLOWED,
+        Refused::Internal(_) => codes::ENDPOINT_URL_NOT_ALLOWED,
         Refused::NotHttp | Refused::Credentials => codes::INVALID_ENDPOINT_URL,
     }
 }
