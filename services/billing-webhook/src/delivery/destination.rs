@@ -30,7 +30,8 @@ pub enum Refused {
 }
 
 /// What an attempt records when its destination was refused or did not resolve.
-pub const UNREACHABLE: &str = "Endpoint host does not resolve to an address deliveries may be sent to";
+pub const UNREACHABLE: &str =
+    "Endpoint host does not resolve to an address deliveries may be sent to";
 
 /// The resolver's one failure: a name left with no permitted address, whether it resolved
 /// only to forbidden ones or not at all. It reads as [`UNREACHABLE`]; why is logged.

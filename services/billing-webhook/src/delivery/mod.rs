@@ -33,7 +33,6 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_kit::worker::{Job, JobError, JobFuture, Schedule};
 use gatehouse_proto::events::v1::{BillingDeliveryDue, MailKind, MailRequested};
 use prost::Message as _;
-use rand::Rng;
 
 use crate::config::FanOutConfig;
 use crate::endpoint::{self, Endpoint, secret};
@@ -102,10 +101,7 @@ impl Deliverer {
             db,
             client,
             policy,
-            slots: Arc::new(slots::Slots::new(
-                usize::from(config.endpoint_concurrency),
-                config.attempt_timeout,
-            )),
+            slots: Arc::new(slots::Slots::new(usize::from(config.endpoint_concurrency))),
             schedule: Schedule {
                 delays: config.retry_schedule.clone(),
                 jitter: JITTER,
@@ -156,8 +152,8 @@ impl Deliverer {
                 let code = response.status().as_u16();
                 // The status decided the attempt; the body is only kept for people to read.
                 let mut kept = Vec::new();
-                let _ = tokio::time::timeout_at(deadline, read_prefix(&mut response, &mut kept))
-                    .await;
+                let _ =
+                    tokio::time::timeout_at(deadline, read_prefix(&mut response, &mut kept)).await;
                 Sent {
                     status: Some(code),
                     body: Some(
@@ -198,18 +194,16 @@ impl Deliverer {
             }
             return Ok(());
         }
-        let mut slot = if due.manual {
+        let slot = if due.manual {
             self.slots.force(&endpoint.id)
         } else {
             match self.slots.acquire(&endpoint.id) {
-                Ok(slot) => slot,
-                Err(wait) => {
-                    // Its endpoint is busy with as many attempts as it may have: due again
-                    // once one has likely ended, not counted as an attempt.
-                    let factor = rand::rng().random_range(1.0 - JITTER..=1.0 + JITTER);
-                    let again =
-                        TimeDelta::from_std(wait.mul_f64(factor)).unwrap_or(TimeDelta::seconds(1));
-                    store::put_off(&self.db, &delivery.id, due.attempt, ids::now() + again).await?;
+                Some(slot) => slot,
+                None => {
+                    // Its endpoint is busy with as many attempts as it may have: due again at
+                    // once, not counted as an attempt; the scheduler claims it as soon as
+                    // one of those ends.
+                    store::put_off(&self.db, &delivery.id, due.attempt, ids::now()).await?;
                     metrics::counter!("billing_delivery_attempts_put_off_total").increment(1);
                     return Ok(());
                 }
@@ -218,7 +212,6 @@ impl Deliverer {
         let started_at = ids::now();
         let clock = Instant::now();
         let sent = self.send(&endpoint, &delivery.id, &delivery.body).await;
-        slot.took(clock.elapsed());
         drop(slot);
         let duration_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
         let succeeded = sent.succeeded();

@@ -53,9 +53,10 @@ pub async fn insert(
     Ok(inserted > 0)
 }
 
-/// Pending deliveries whose next attempt is due at `now`, soonest first, at most
-/// `per_endpoint` of each endpoint (so one endpoint's backlog cannot hide the others'): id,
-/// attempts made, endpoint.
+/// Pending deliveries whose next attempt is due at `now`, at most `per_endpoint` of each
+/// endpoint, each endpoint's soonest first and then its next (so endpoints with a backlog,
+/// and no room for it, cannot fill the batch and hide another's one due retry): id, attempts
+/// made, endpoint.
 pub async fn due_by(
     on: impl Executor,
     now: DateTime<Utc>,
@@ -67,10 +68,30 @@ pub async fn due_by(
            SELECT id, attempts, endpoint_id, next_attempt_at, ROW_NUMBER() OVER \
              (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS nth \
            FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
-         ) due WHERE nth <= $2 ORDER BY next_attempt_at, id LIMIT $3",
+         ) due WHERE nth <= $2 ORDER BY nth, next_attempt_at, id LIMIT $3",
     )
     .bind(now)
     .bind(per_endpoint)
+    .bind(limit)
+    .fetch_all(on)
+    .await
+}
+
+/// `endpoint_id`'s pending deliveries due at `now`, soonest first, at most `limit`: id,
+/// attempts made, endpoint.
+pub async fn due_of(
+    on: impl Executor,
+    endpoint_id: &str,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<(String, i32, String)>, DbError> {
+    query(
+        "SELECT id, attempts, endpoint_id FROM deliveries \
+         WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= $2 \
+         ORDER BY next_attempt_at, id LIMIT $3",
+    )
+    .bind(endpoint_id)
+    .bind(now)
     .bind(limit)
     .fetch_all(on)
     .await
@@ -188,8 +209,9 @@ pub async fn settle_manual(
     Ok(())
 }
 
-/// Puts a scheduled attempt off until `until` without counting it (its endpoint was busy),
-/// if the delivery still owes that attempt.
+/// Puts a scheduled attempt off until `until` without counting it (its endpoint was busy:
+/// it is due again at once, and claimed when its endpoint has room), if the delivery still
+/// owes that attempt.
 pub async fn put_off(
     on: impl Executor,
     id: &str,

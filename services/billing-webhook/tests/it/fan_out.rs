@@ -292,7 +292,13 @@ async fn private_destinations_are_refused_when_registering_and_when_connecting(
     // an internal address written in before the rule existed.
     let by_name = url.replace("127.0.0.1", "localhost");
     let endpoint = register(&manage, PLATFORM, &by_name, &[]).await;
-    let nowhere = register(&manage, PLATFORM, "http://gatehouse-nowhere.invalid/hook", &[]).await;
+    let nowhere = register(
+        &manage,
+        PLATFORM,
+        "http://gatehouse-nowhere.invalid/hook",
+        &[],
+    )
+    .await;
     let literal = register(&manage, PLATFORM, "http://hooks.example.com/hook", &[]).await;
     query("UPDATE endpoints SET url = 'http://10.0.0.7/hook' WHERE id = $1")
         .bind(literal.id.as_str())
