@@ -100,9 +100,11 @@ async fn start(
         delivery::Deliverer::new(db.clone(), config.fan_out.clone()).map_err(|error| {
             format!("building the deliveries' HTTP client (system CA certificates?): {error:?}")
         })?;
+    let scheduler = delivery::scheduler::Nudge::default();
     delivery::scheduler::Scheduler {
         db: db.clone(),
         tick: config.fan_out.scheduler_tick,
+        nudged: scheduler.clone(),
         slots: deliverer.slots(),
     }
     .spawn(shutdown.clone());
@@ -134,6 +136,7 @@ async fn start(
             db: db.clone(),
             platform_organizations: config.fan_out.platform_organizations.clone(),
         },
+        scheduler,
     };
     Ok(GrpcServices::new()
         .serve(endpoint::grpc::server(endpoint::manage::Endpoints::new(

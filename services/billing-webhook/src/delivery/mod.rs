@@ -10,9 +10,11 @@
 //! body only the first [`KEPT_BODY_BYTES`] are read, within the same timeout. Each attempt is
 //! recorded before the job ends, with when the next is due (the schedule's next delay, ±20 %,
 //! at least 60 s after a timeout or a 429); when the schedule is spent the delivery is
-//! `failed`. Only a failure to record makes the job fail (and the worker retry it). Manual attempts (replays) are tried once and change
-//! the delivery only by succeeding. The delivery row decides: a scheduled message for a
-//! delivery that is no longer pending is a duplicate and sends nothing.
+//! `failed`. Only a failure to record makes the job fail (and the worker retry it). Manual
+//! attempts (replays) are tried once and change the delivery only by succeeding. Both kinds
+//! take one of their endpoint's slots ([`slots`]) or are put off until one is free. The
+//! delivery row decides: a scheduled message for a delivery that is no longer pending, or a
+//! replay's for one that owes no replay, is a duplicate and sends nothing.
 
 pub mod destination;
 pub mod grpc;
@@ -180,8 +182,14 @@ impl Deliverer {
             // Removed with its endpoint.
             return Ok(());
         };
-        // A scheduled message for a delivery settled or attempted since is a duplicate.
-        if !due.manual && (delivery.status != status::PENDING || delivery.attempts != due.attempt) {
+        // A scheduled message for a delivery settled or attempted since is a duplicate; so
+        // is a replay's for one that owes none now.
+        let owed = if due.manual {
+            delivery.replay_at.is_some()
+        } else {
+            delivery.status == status::PENDING && delivery.attempts == due.attempt
+        };
+        if !owed {
             return Ok(());
         }
         let Some(endpoint) = endpoint::store::by_id(&self.db, &delivery.endpoint_id).await? else {
@@ -189,25 +197,23 @@ impl Deliverer {
         };
         if !endpoint.enabled {
             // Disabled since: nothing is sent; a replay leaves the delivery as it is.
-            if !due.manual {
+            if due.manual {
+                store::drop_replay(&self.db, &delivery.id).await?;
+            } else {
                 store::set_status(&self.db, &delivery.id, status::SKIPPED).await?;
             }
             return Ok(());
         }
-        let slot = if due.manual {
-            self.slots.force(&endpoint.id)
-        } else {
-            match self.slots.acquire(&endpoint.id) {
-                Some(slot) => slot,
-                None => {
-                    // Its endpoint is busy with as many attempts as it may have: due again at
-                    // once, not counted as an attempt; the scheduler claims it as soon as
-                    // one of those ends.
-                    store::put_off(&self.db, &delivery.id, due.attempt, ids::now()).await?;
-                    metrics::counter!("billing_delivery_attempts_put_off_total").increment(1);
-                    return Ok(());
-                }
+        let Some(slot) = self.slots.acquire(&endpoint.id) else {
+            // Its endpoint is busy with as many attempts as it may have: due again at once,
+            // not counted as an attempt; the scheduler claims it as soon as one of those ends.
+            if due.manual {
+                store::put_off_replay(&self.db, &delivery.id, ids::now()).await?;
+            } else {
+                store::put_off(&self.db, &delivery.id, due.attempt, ids::now()).await?;
             }
+            metrics::counter!("billing_delivery_attempts_put_off_total").increment(1);
+            return Ok(());
         };
         let started_at = ids::now();
         let clock = Instant::now();

@@ -1,10 +1,11 @@
 //! The retry schedule, kept in the database: a pending delivery's `next_attempt_at` is when
-//! its next attempt is due. Every tick the scheduler claims the due ones and sends each its
-//! `billing.delivery-due` (through the outbox, in the claim's transaction), so a retry waits
-//! in no queue and survives any restart; with several replicas, each due attempt is claimed
-//! once. Between ticks, an endpoint that had more due than room is claimed for again as soon
-//! as one of its attempts ends ([`Slots::freed`]): its pace is its own answer time. A claim lasts [`CLAIM`]: an attempt whose message was lost (a crash between the
-//! claim and the attempt) is due again when it ends.
+//! its next attempt is due, and `replay_at` when a replay's is. Every tick the scheduler
+//! claims the due ones and sends each its `billing.delivery-due` (through the outbox, in the
+//! claim's transaction), so a retry waits in no queue and survives any restart; with several
+//! replicas, each due attempt is claimed once. Between ticks, an endpoint that had more due
+//! than room is claimed for again as soon as one of its attempts ends ([`Slots::freed`]): its
+//! pace is its own answer time. A claim lasts [`CLAIM`]: an attempt whose message was lost (a
+//! crash between the claim and the attempt) is due again when it ends.
 
 use std::time::Duration;
 
@@ -13,13 +14,14 @@ use gatehouse_kit::db::{Db, DbError};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1::BillingDeliveryDue;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use std::sync::Arc;
 
 use super::slots::Slots;
-use super::store;
+use super::store::{self, Owed};
 
 /// How long a claimed attempt is left to its worker before it is due again: well beyond the
 /// longest attempt, and beyond a work queue's backlog in all but an outage.
@@ -27,9 +29,21 @@ pub const CLAIM: TimeDelta = TimeDelta::minutes(10);
 /// Due deliveries claimed per transaction.
 const BATCH: i64 = 500;
 
+/// Tells the scheduler to look for due attempts now rather than at its next tick (replays
+/// were asked for).
+#[derive(Clone, Debug, Default)]
+pub struct Nudge(Arc<Notify>);
+
+impl Nudge {
+    pub fn nudge(&self) {
+        self.0.notify_one();
+    }
+}
+
 pub struct Scheduler {
     pub db: Db,
     pub tick: Duration,
+    pub nudged: Nudge,
     /// The endpoints' room in this process (the deliverer's): an endpoint is claimed for
     /// only as many attempts as it can take now, and again as soon as one of them ends.
     pub slots: Arc<Slots>,
@@ -46,6 +60,7 @@ impl Scheduler {
                         next_tick = Instant::now() + self.tick;
                         self.claim_every_due().await;
                     }
+                    () = self.nudged.0.notified() => self.claim_every_due().await,
                     freed = self.slots.freed() => {
                         if let Err(error) = self.claim_for(freed).await {
                             tracing::warn!(%error, "claiming freed endpoints' deliveries failed; next tick");
@@ -105,32 +120,33 @@ impl Scheduler {
 
     /// Claims each of `due` whose endpoint has room, in one transaction, and sends their
     /// messages with it; how many.
-    async fn claim(
-        &self,
-        due: Vec<(String, i32, String)>,
-        now: DateTime<Utc>,
-    ) -> Result<usize, DbError> {
+    async fn claim(&self, due: Vec<Owed>, now: DateTime<Utc>) -> Result<usize, DbError> {
         if due.is_empty() {
             return Ok(0);
         }
         let mut tx = self.db.begin().await?;
         let mut claimed = 0;
-        for (id, attempts, endpoint_id) in due {
+        for owed in due {
             // An endpoint with no room now is left due: it waits for one of its attempts to
             // end (or the next tick).
-            if !self.slots.reserve(&endpoint_id) {
+            if !self.slots.reserve(&owed.endpoint_id) {
                 continue;
             }
-            if store::claim(&mut tx, &id, now, now + CLAIM).await? {
+            let made = if owed.manual {
+                store::claim_replay(&mut tx, &owed.id, now, now + CLAIM).await?
+            } else {
+                store::claim(&mut tx, &owed.id, now, now + CLAIM).await?
+            };
+            if made {
                 tx.enqueue(&OutboxEvent::new(&BillingDeliveryDue {
-                    delivery_id: id,
-                    manual: false,
-                    attempt: attempts,
+                    delivery_id: owed.id,
+                    manual: owed.manual,
+                    attempt: owed.attempts,
                 }))
                 .await?;
                 claimed += 1;
             } else {
-                self.slots.unreserve(&endpoint_id);
+                self.slots.unreserve(&owed.endpoint_id);
             }
         }
         tx.commit().await?;

@@ -114,20 +114,6 @@ impl Slots {
         })
     }
 
-    /// A slot whether or not one is free (a replay someone asked for is not put off).
-    pub fn force(&self, endpoint_id: &str) -> Slot<'_> {
-        let mut inner = self.lock();
-        inner
-            .endpoints
-            .entry(endpoint_id.to_string())
-            .or_default()
-            .in_flight += 1;
-        Slot {
-            slots: self,
-            endpoint_id: endpoint_id.to_string(),
-        }
-    }
-
     /// Takes one claim of `endpoint_id`'s room for the scheduler (`true`), or marks it
     /// waiting when it has none: its room less what is in flight and already claimed.
     pub fn reserve(&self, endpoint_id: &str) -> bool {

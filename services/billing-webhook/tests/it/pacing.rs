@@ -1,5 +1,6 @@
 //! How fast one endpoint is sent to: never more than `BILLING_WEBHOOK_ENDPOINT_CONCURRENCY`
-//! attempts at once and, within that, as fast as it answers: a backlog drains at its concurrency ÷ its answer time, not a few claims per
+//! attempts at once — replays and test events included — and, within that, as fast as it
+//! answers: a backlog drains at its concurrency ÷ its answer time, not a few claims per
 //! scheduler tick, and retries come on their schedule however many are due together.
 
 use std::sync::Arc;
@@ -9,11 +10,12 @@ use std::time::Duration;
 use gatehouse_billing_webhook::delivery::store;
 use gatehouse_kit::db::{Backend, query};
 use gatehouse_kit::testing::eventually;
+use gatehouse_proto::billing_webhook::v1 as pb;
 use rstest::rstest;
 use tokio::sync::watch;
 
 use crate::fan_out::{FAST, PLATFORM, endpoints, register};
-use crate::support::{Billing, fixture};
+use crate::support::{Billing, delivery, fixture};
 
 /// A real HTTP receiver that counts the requests in flight and the most it saw at once; while
 /// its gate is closed it holds every request, else it answers `status` after `delay`.
@@ -112,6 +114,86 @@ async fn backlog(billing: &Billing, endpoint_id: &str, n: usize, attempts: i32) 
         .await
         .unwrap();
     }
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn replays_and_test_events_wait_for_their_endpoints_room(#[case] backend: Backend) {
+    let billing = Billing::start_with(
+        backend,
+        &settings(&[("BILLING_WEBHOOK_ENDPOINT_CONCURRENCY", "2")]),
+    )
+    .await;
+    let manage = endpoints(&billing, &[]);
+    let gate = Gate::new(204, Duration::ZERO);
+    let endpoint = register(&manage, PLATFORM, &gate.serve().await, &[]).await;
+    const EVENTS: i64 = 6;
+    for n in 0..EVENTS {
+        billing
+            .receive(delivery(&format!("wh_room_{n}"), &fixture("order.paid")))
+            .await
+            .unwrap();
+    }
+    let delivered =
+        "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = 'delivered'";
+    eventually(Duration::from_secs(15), || async {
+        (count(&billing, delivered, &endpoint.id).await == EVENTS).then_some(())
+    })
+    .await
+    .expect("every event delivered");
+    assert!(gate.most.load(Ordering::SeqCst) <= 2, "{backend:?}");
+    let before = gate.seen.load(Ordering::SeqCst);
+
+    // The receiver now holds what it gets: every delivery is replayed, and two test events sent.
+    gate.open.send_replace(false);
+    let an_hour_ago = chrono::Utc::now().timestamp_millis() - 3_600_000;
+    let replayed = billing
+        .deliveries
+        .clone()
+        .replay_range(pb::ReplayRangeRequest {
+            organization_id: PLATFORM.into(),
+            since_unix_ms: an_hour_ago,
+            include_delivered: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .replayed;
+    assert_eq!(i64::from(replayed), EVENTS, "{backend:?}");
+    for _ in 0..2 {
+        manage.send_test(PLATFORM, &endpoint.id).await.unwrap();
+    }
+    eventually(Duration::from_secs(10), || async {
+        (gate.in_flight.load(Ordering::SeqCst) >= 2).then_some(())
+    })
+    .await
+    .expect("the endpoint is sent its share");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        (
+            gate.in_flight.load(Ordering::SeqCst),
+            gate.most.load(Ordering::SeqCst)
+        ),
+        (2, 2),
+        "{backend:?}: eight owed, two at once"
+    );
+
+    // Let go, every one of them is sent, still two at a time.
+    gate.open.send_replace(true);
+    let manual =
+        "SELECT COUNT(*) FROM delivery_attempts WHERE endpoint_id = $1 AND trigger = 'manual'";
+    eventually(Duration::from_secs(20), || async {
+        (count(&billing, manual, &endpoint.id).await == EVENTS
+            && count(&billing, delivered, &endpoint.id).await == EVENTS + 2)
+            .then_some(())
+    })
+    .await
+    .unwrap_or_else(|| panic!("{backend:?}: replays or test events were lost"));
+    assert_eq!(gate.seen.load(Ordering::SeqCst), before + 8, "{backend:?}");
+    assert_eq!(gate.most.load(Ordering::SeqCst), 2, "{backend:?}");
 }
 
 /// A scheduler tick long enough to count in: a full second.
