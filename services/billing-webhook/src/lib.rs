@@ -1,7 +1,8 @@
 //! The billing-webhook service: the payments platform's (Polar's) webhooks taken in verified
 //! and stored (`intake/`, IntakeService), projected (`projection/`: the current state of each
 //! customer, subscription, order, refund and benefit grant), and fanned out to sellers'
-//! endpoints (`endpoint/`, `fan_out`, `delivery/`: signed attempts on a retry schedule).
+//! endpoints (`endpoint/`, `fan_out`, `delivery/`: signed attempts on a retry schedule); a
+//! deleted organization's endpoints go with it (`endpoint/events.rs`).
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
@@ -24,7 +25,7 @@ use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::foreground::Yield;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_kit::worker::{Schedule, Worker};
-use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS};
+use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS, BILLING_ORGANIZATION_EVENTS};
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
@@ -93,6 +94,16 @@ async fn start(
             to: intake_requests.clone(),
             concurrency: EVENT_CONCURRENCY_IN_A_BURST,
         }),
+    }
+    .spawn(shutdown.clone());
+    Consumer {
+        queue: BILLING_ORGANIZATION_EVENTS.name,
+        db: db.clone(),
+        bus: context.bus.clone(),
+        handler: Arc::new(endpoint::events::OrganizationEvents),
+        retry: RetryPolicy::default(),
+        concurrency: 1,
+        yields: None,
     }
     .spawn(shutdown.clone());
     // reqwest's own message ("builder error") names no cause.

@@ -3,6 +3,7 @@
 //! reference §5, §7). Every operation names the organization, and an endpoint of another
 //! organization is not found.
 
+pub mod events;
 pub mod grpc;
 pub mod manage;
 pub mod secret;

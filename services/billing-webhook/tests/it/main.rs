@@ -8,6 +8,7 @@ mod event_log;
 mod fan_out;
 mod fault;
 mod intake;
+mod organization_deleted;
 mod pacing;
 mod polar_models;
 mod projection;
