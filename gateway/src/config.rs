@@ -36,6 +36,8 @@ pub struct GatewaySettings {
     pub rate_limit_sign_in_max: u64,
     pub rate_limit_email_window: u64,
     pub rate_limit_email_max: u64,
+    pub rate_limit_replay_window: u64,
+    pub rate_limit_replay_max: u64,
     pub web_dir: String,
     pub dev_mailbox: bool,
 }
@@ -60,6 +62,8 @@ impl Default for GatewaySettings {
             rate_limit_sign_in_max: 3,
             rate_limit_email_window: 60,
             rate_limit_email_max: 3,
+            rate_limit_replay_window: 60,
+            rate_limit_replay_max: 10,
             web_dir: "web/out".into(),
             dev_mailbox: false,
         }
@@ -139,6 +143,10 @@ pub struct RateLimitSettings {
     /// `RATE_LIMIT_EMAIL_WINDOW` / `RATE_LIMIT_EMAIL_MAX` (default 60 s / 3): routes registered
     /// with [`RateRule::Email`](crate::policy::RateRule::Email).
     pub email: Rule,
+    /// `RATE_LIMIT_REPLAY_WINDOW` / `RATE_LIMIT_REPLAY_MAX` (default 60 s / 10): an
+    /// organization's billing test events and replays, counted per organization
+    /// ([`RateRule::Replay`](crate::policy::RateRule::Replay)).
+    pub replay: Rule,
 }
 
 fn invalid(name: &str, value: &str, reason: impl ToString) -> ConfigError {
@@ -210,6 +218,7 @@ impl GatewayConfig {
                 default: rule(s.rate_limit_window, s.rate_limit_max),
                 sign_in: rule(s.rate_limit_sign_in_window, s.rate_limit_sign_in_max),
                 email: rule(s.rate_limit_email_window, s.rate_limit_email_max),
+                replay: rule(s.rate_limit_replay_window, s.rate_limit_replay_max),
             },
             base_url,
             trusted_origins,

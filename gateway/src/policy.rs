@@ -21,6 +21,10 @@ pub enum RateRule {
     SignIn,
     /// Routes that send mail (`RATE_LIMIT_EMAIL_*`).
     Email,
+    /// What makes the billing-webhook service send to an organization's endpoints on request
+    /// — test events and replays (`RATE_LIMIT_REPLAY_*`) — counted per organization by the
+    /// handlers ([`check_organization`]), on top of the route's own rule.
+    Replay,
 }
 
 /// How a state-changing request's origin is checked (protocol §7.1).
@@ -100,14 +104,34 @@ pub async fn check(
     path: &str,
     rule: RateRule,
 ) -> Result<(), ApiError> {
+    let path = path.strip_prefix(crate::BASE_PATH).unwrap_or(path);
+    count(state, &format!("rate:{}|{path}", client.bucket()), rule).await
+}
+
+/// Counts one request for `organization_id` under `rule`, whoever makes it and from wherever
+/// (every one of its admins, every address, shares the count); `Err` with a 429 over the
+/// limit. Called once the caller is known to act for the organization, so no one else can
+/// use up its allowance.
+pub async fn check_organization(
+    state: &AppState,
+    organization_id: &str,
+    rule: RateRule,
+) -> Result<(), ApiError> {
+    count(
+        state,
+        &format!("rate:organization:{organization_id}|{rule:?}"),
+        rule,
+    )
+    .await
+}
+
+async fn count(state: &AppState, key: &str, rule: RateRule) -> Result<(), ApiError> {
     if !state.config.rate_limit.enabled {
         return Ok(());
     }
-    let path = path.strip_prefix(crate::BASE_PATH).unwrap_or(path);
-    let key = format!("rate:{}|{path}", client.bucket());
     state
         .rate_limiter
-        .check(&key, rule)
+        .check(key, rule)
         .await
         .map_err(|retry_after_secs| {
             metrics::counter!("rate_limited_total").increment(1);

@@ -27,6 +27,7 @@ impl RateLimiter {
             RateRule::Default => self.settings.default,
             RateRule::SignIn => self.settings.sign_in,
             RateRule::Email => self.settings.email,
+            RateRule::Replay => self.settings.replay,
         }
     }
 

@@ -147,6 +147,13 @@ pub mod events {
         topics: &["billing.delivery-due"],
     };
 
+    /// The billing-webhook service removes a deleted organization's endpoints, with the
+    /// deliveries they still owe.
+    pub const BILLING_ORGANIZATION_EVENTS: Queue = Queue {
+        name: "billing-webhook.organization-events",
+        topics: &["organization.deleted"],
+    };
+
     /// Every consumer queue. Adding a consumer is a line here and its handler.
     pub const QUEUES: &[Queue] = &[
         SESSION_USER_EVENTS,
@@ -155,5 +162,6 @@ pub mod events {
         ORGANIZATION_USER_EVENTS,
         BILLING_EVENTS,
         BILLING_DELIVERIES,
+        BILLING_ORGANIZATION_EVENTS,
     ];
 }

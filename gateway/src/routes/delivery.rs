@@ -18,7 +18,7 @@ use crate::body::whole_number;
 use crate::error::ApiError;
 use crate::extract::{Input, Session};
 use crate::openapi::BillingErrors;
-use crate::policy::Policy;
+use crate::policy::{Policy, RateRule, check_organization};
 use crate::reply::Reply;
 use crate::state::AppState;
 use crate::wire::billing::{BillingEvent, EventDetail, EventPage};
@@ -154,7 +154,8 @@ pub struct Replayed {
     delivery_ids: Vec<String>,
 }
 
-/// Sends the event again, once, with the same `webhook-id`.
+/// Sends the event again, once, with the same `webhook-id` (counted against the
+/// organization's `RATE_LIMIT_REPLAY_*`).
 #[utoipa::path(post, path = "/events/{eventId}/replay", tag = "delivery",
     params(("eventId" = String, Path)), request_body = ReplayEventBody,
     responses((status = 200, body = Replayed, description = "What was sent again"), BillingErrors))]
@@ -164,6 +165,7 @@ async fn replay_event(
     Input { body, auth, meta }: Input<ReplayEventBody, Session>,
 ) -> Result<Reply, ApiError> {
     let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    check_organization(&state, &organization_id, RateRule::Replay).await?;
     let replayed = state
         .deliveries
         .clone()
@@ -200,7 +202,8 @@ pub struct ReplayedRange {
     replayed: u32,
 }
 
-/// Sends again, once each, the deliveries of the events received in a time range.
+/// Sends again, once each, the deliveries of the events received in a time range (counted
+/// against the organization's `RATE_LIMIT_REPLAY_*`).
 #[utoipa::path(post, path = "/events/replay", tag = "delivery", request_body = ReplayRangeBody,
     responses((status = 200, body = ReplayedRange, description = "How many were sent again"), BillingErrors))]
 async fn replay_range(
@@ -210,6 +213,7 @@ async fn replay_range(
     let since_unix_ms = unix_ms(Some(&body.since), "body.since")?.unwrap_or_default();
     let until_unix_ms = unix_ms(body.until.as_deref(), "body.until")?;
     let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    check_organization(&state, &organization_id, RateRule::Replay).await?;
     let replayed = state
         .deliveries
         .clone()

@@ -21,7 +21,7 @@ use super::organization::caller;
 use crate::error::ApiError;
 use crate::extract::{Input, RequestMeta, Session};
 use crate::openapi::BillingErrors;
-use crate::policy::Policy;
+use crate::policy::{Policy, RateRule, check_organization};
 use crate::reply::Reply;
 use crate::state::AppState;
 use crate::wire::StatusResponse;
@@ -310,6 +310,7 @@ pub struct SentTestEvent {
 }
 
 /// Sends a `webhook.test` event to this endpoint alone, delivered and retried like any other.
+/// Test events and replays count against the organization's `RATE_LIMIT_REPLAY_*`.
 #[utoipa::path(post, path = "/endpoints/{endpointId}/test", tag = "endpoint",
     params(("endpointId" = String, Path)), request_body = OrganizationInput,
     responses((status = 200, body = SentTestEvent, description = "The test event and its delivery"), BillingErrors))]
@@ -319,6 +320,7 @@ async fn send_test_event(
     Input { body, auth, meta }: Input<OrganizationInput, Session>,
 ) -> Result<Reply, ApiError> {
     let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    check_organization(&state, &organization_id, RateRule::Replay).await?;
     let sent = state
         .endpoints
         .clone()

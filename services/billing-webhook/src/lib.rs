@@ -1,7 +1,8 @@
 //! The billing-webhook service: the payments platform's (Polar's) webhooks taken in verified
 //! and stored (`intake/`, IntakeService), projected (`projection/`: the current state of each
 //! customer, subscription, order, refund and benefit grant), and fanned out to sellers'
-//! endpoints (`endpoint/`, `fan_out`, `delivery/`: signed attempts on a retry schedule).
+//! endpoints (`endpoint/`, `fan_out`, `delivery/`: signed attempts on a retry schedule); a
+//! deleted organization's endpoints go with it (`endpoint/events.rs`).
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
@@ -24,7 +25,7 @@ use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::foreground::Yield;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_kit::worker::{Schedule, Worker};
-use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS};
+use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS, BILLING_ORGANIZATION_EVENTS};
 use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
@@ -95,14 +96,26 @@ async fn start(
         }),
     }
     .spawn(shutdown.clone());
+    Consumer {
+        queue: BILLING_ORGANIZATION_EVENTS.name,
+        db: db.clone(),
+        bus: context.bus.clone(),
+        handler: Arc::new(endpoint::events::OrganizationEvents),
+        retry: RetryPolicy::default(),
+        concurrency: 1,
+        yields: None,
+    }
+    .spawn(shutdown.clone());
     // reqwest's own message ("builder error") names no cause.
     let deliverer =
         delivery::Deliverer::new(db.clone(), config.fan_out.clone()).map_err(|error| {
             format!("building the deliveries' HTTP client (system CA certificates?): {error:?}")
         })?;
+    let scheduler = delivery::scheduler::Nudge::default();
     delivery::scheduler::Scheduler {
         db: db.clone(),
         tick: config.fan_out.scheduler_tick,
+        nudged: scheduler.clone(),
         slots: deliverer.slots(),
     }
     .spawn(shutdown.clone());
@@ -134,6 +147,7 @@ async fn start(
             db: db.clone(),
             platform_organizations: config.fan_out.platform_organizations.clone(),
         },
+        scheduler,
     };
     Ok(GrpcServices::new()
         .serve(endpoint::grpc::server(endpoint::manage::Endpoints::new(

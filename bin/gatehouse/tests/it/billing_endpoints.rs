@@ -434,3 +434,77 @@ async fn only_those_who_may_update_the_organization_manage_its_billing() {
         assert!(document["paths"][path][method]["responses"]["403"].is_object());
     }
 }
+
+#[tokio::test]
+async fn test_events_and_replays_are_counted_per_organization() {
+    let settings: Vec<(&str, &str)> = SETTINGS
+        .iter()
+        .copied()
+        .chain([
+            ("RATE_LIMIT_REPLAY_WINDOW", "60"),
+            ("RATE_LIMIT_REPLAY_MAX", "3"),
+        ])
+        .collect();
+    let stack = Stack::start(&settings).await;
+    let (cookie, _) = owner_with_organization(&stack).await;
+    let (url, _seen) = receiver().await;
+    let endpoint = |cookie: String| {
+        let (stack, url) = (&stack, url.clone());
+        async move {
+            let created = call(
+                stack,
+                "POST",
+                "/endpoints",
+                Some(json!({"url": url})),
+                Some(&cookie),
+            )
+            .await;
+            assert_eq!(created.status, 200, "{}", created.text);
+            created.json()["id"].as_str().unwrap().to_string()
+        }
+    };
+    let id = endpoint(cookie.clone()).await;
+    let test = format!("/endpoints/{id}/test");
+
+    // Three sends in the window, whichever route: two test events and a replay.
+    let first = call(&stack, "POST", &test, Some(json!({})), Some(&cookie)).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let event_id = first.json()["eventId"].as_str().unwrap().to_string();
+    let second = call(&stack, "POST", &test, Some(json!({})), Some(&cookie)).await;
+    assert_eq!(second.status, 200, "{}", second.text);
+    let replay = format!("/events/{event_id}/replay");
+    let third = call(&stack, "POST", &replay, Some(json!({})), Some(&cookie)).await;
+    assert_eq!(third.status, 200, "{}", third.text);
+
+    // The fourth is refused, on every one of those routes, and sends nothing.
+    let since = json!({"since": "2020-01-01T00:00:00Z"});
+    for (path, body) in [
+        (test.as_str(), json!({})),
+        (replay.as_str(), json!({})),
+        ("/events/replay", since),
+    ] {
+        let refused = call(&stack, "POST", path, Some(body), Some(&cookie)).await;
+        assert_eq!(
+            (refused.status, refused.error().0.as_str()),
+            (429, "TOO_MANY_REQUESTS"),
+            "{path}: {}",
+            refused.text
+        );
+        assert!(refused.headers.contains_key("x-retry-after"), "{path}");
+    }
+    let listed = call(&stack, "GET", "/events", None, Some(&cookie)).await;
+    assert_eq!(listed.json()["events"].as_array().unwrap().len(), 2);
+
+    // Another organization has its own count.
+    let (other, _) = owner_with_organization(&stack).await;
+    let other_id = endpoint(other.clone()).await;
+    let theirs = call(
+        &stack,
+        "POST",
+        &format!("/endpoints/{other_id}/test"),
+        Some(json!({})),
+        Some(&other),
+    )
+    .await;
+    assert_eq!(theirs.status, 200, "{}", theirs.text);
+}

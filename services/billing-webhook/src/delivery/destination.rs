@@ -5,6 +5,11 @@
 //! resolves to a public address when registered and to an internal one later (DNS rebinding)
 //! is refused at the attempt. A URL with a literal address never reaches the resolver, so
 //! [`check_url`] judges it before every attempt too.
+//!
+//! What an attempt records of a refusal is [`UNREACHABLE`] whatever the cause — an internal
+//! address, a name that resolves only to internal ones, a name that does not resolve — so the
+//! event log an organization reads cannot be used to map the network it runs in (which names
+//! exist inside it). The cause goes to the service's log.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -22,9 +27,17 @@ pub enum Refused {
     Credentials,
     #[error("Endpoint URL points to a private, loopback or link-local address ({0})")]
     Internal(IpAddr),
-    #[error("Endpoint host {0} resolves only to private, loopback or link-local addresses")]
-    ResolvesInternal(String),
 }
+
+/// What an attempt records when its destination was refused or did not resolve.
+pub const UNREACHABLE: &str =
+    "Endpoint host does not resolve to an address deliveries may be sent to";
+
+/// The resolver's one failure: a name left with no permitted address, whether it resolved
+/// only to forbidden ones or not at all. It reads as [`UNREACHABLE`]; why is logged.
+#[derive(Debug, thiserror::Error)]
+#[error("{UNREACHABLE}")]
+pub struct Unreachable;
 
 /// The operator's exceptions ([`crate::config::FanOutConfig::allowed_networks`]).
 #[derive(Clone, Debug, Default)]
@@ -123,14 +136,21 @@ impl Resolve for GuardedResolver {
         let host = name.as_str().to_string();
         Box::pin(async move {
             // Port 0: reqwest puts the URL's port in.
-            let found: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let found: Vec<SocketAddr> = match tokio::net::lookup_host((host.as_str(), 0)).await {
+                Ok(found) => found.collect(),
+                Err(error) => {
+                    tracing::info!(%host, %error, "an endpoint's host does not resolve");
+                    return Err(Unreachable.into());
+                }
+            };
             let permitted: Vec<SocketAddr> = found
-                .into_iter()
+                .iter()
+                .copied()
                 .filter(|addr| policy.permits(addr.ip()))
                 .collect();
             if permitted.is_empty() {
-                return Err(Refused::ResolvesInternal(host).into());
+                tracing::info!(%host, ?found, "an endpoint's host resolves only to internal addresses");
+                return Err(Unreachable.into());
             }
             let addrs: Addrs = Box::new(permitted.into_iter());
             Ok(addrs)
@@ -201,19 +221,17 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_name_resolving_to_loopback_is_refused_when_connecting() {
+    async fn a_name_resolving_to_loopback_is_refused_when_connecting_like_one_that_does_not_resolve()
+     {
         let resolver = GuardedResolver::new(Arc::new(Policy::default()));
-        let refused = resolver
-            .resolve("localhost".parse().unwrap())
-            .await
-            .err()
-            .map(|e| e.to_string());
-        assert_eq!(
-            refused.as_deref(),
-            Some(
-                "Endpoint host localhost resolves only to private, loopback or link-local addresses"
-            )
-        );
+        for name in ["localhost", "gatehouse-nowhere.invalid"] {
+            let refused = resolver
+                .resolve(name.parse().unwrap())
+                .await
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(refused.as_deref(), Some(UNREACHABLE), "{name}");
+        }
         let allowed = GuardedResolver::new(Arc::new(Policy {
             allowed: vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()],
         }));

@@ -259,11 +259,12 @@ impl EventLog {
     }
 }
 
-/// The organization's deliveries a range replay sends again: to its enabled endpoints, of the
-/// events it sees ([`EventLog`]'s rule; `platform`: it is a platform organization) received in
-/// `[since, until)`, failed or skipped unless `include_delivered`, oldest first.
+/// Owes a replay, due at `now`, to each of the organization's deliveries a range replay sends
+/// again: to its enabled endpoints, of the events it sees ([`EventLog`]'s rule; `platform`: it
+/// is a platform organization) received in `[since, until)`, failed or skipped unless
+/// `include_delivered`, the oldest `cap`. One owed already stays as it is. How many.
 #[allow(clippy::too_many_arguments)]
-pub(super) async fn replayable(
+pub(super) async fn request_range_replay(
     on: impl Executor,
     organization_id: &str,
     platform: bool,
@@ -272,16 +273,19 @@ pub(super) async fn replayable(
     endpoint_id: Option<&str>,
     include_delivered: bool,
     cap: i64,
-) -> Result<Vec<(String,)>, DbError> {
+    now: DateTime<Utc>,
+) -> Result<u64, DbError> {
     query(
-        "SELECT d.id FROM deliveries d JOIN endpoints p ON p.id = d.endpoint_id \
-         JOIN received_events e ON e.id = d.event_id \
-         WHERE p.organization_id = $1 AND p.enabled \
-         AND (e.organization_id = $1 OR ($7 AND e.origin = 'polar')) \
-         AND e.received_at >= $2 AND e.received_at < $3 \
-         AND ($4 IS NULL OR d.endpoint_id = $4) \
-         AND ($5 OR d.status IN ('failed', 'skipped')) \
-         ORDER BY e.received_at, d.id LIMIT $6",
+        "UPDATE deliveries SET replay_at = COALESCE(replay_at, $8) WHERE id IN ( \
+           SELECT d.id FROM deliveries d JOIN endpoints p ON p.id = d.endpoint_id \
+           JOIN received_events e ON e.id = d.event_id \
+           WHERE p.organization_id = $1 AND p.enabled \
+           AND (e.organization_id = $1 OR ($7 AND e.origin = 'polar')) \
+           AND e.received_at >= $2 AND e.received_at < $3 \
+           AND ($4 IS NULL OR d.endpoint_id = $4) \
+           AND ($5 OR d.status IN ('failed', 'skipped')) \
+           ORDER BY e.received_at, d.id LIMIT $6 \
+         )",
     )
     .bind(organization_id)
     .bind(since)
@@ -290,6 +294,7 @@ pub(super) async fn replayable(
     .bind(include_delivered)
     .bind(cap)
     .bind(platform)
-    .fetch_all(on)
+    .bind(now)
+    .execute(on)
     .await
 }

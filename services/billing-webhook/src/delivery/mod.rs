@@ -6,12 +6,15 @@
 //! An attempt POSTs the stored event's body, byte for byte, with `webhook-id` (the delivery's
 //! id, the same on every attempt and replay), `webhook-timestamp` (now) and
 //! `webhook-signature` (the endpoint's secrets). Only a 2xx within the attempt timeout
-//! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Each attempt is
+//! succeeds; redirects are not followed (billing-webhooks reference §3, §5). Of the answer's
+//! body only the first [`KEPT_BODY_BYTES`] are read, within the same timeout. Each attempt is
 //! recorded before the job ends, with when the next is due (the schedule's next delay, ±20 %,
 //! at least 60 s after a timeout or a 429); when the schedule is spent the delivery is
-//! `failed`. Only a failure to record makes the job fail (and the worker retry it). Manual attempts (replays) are tried once and change
-//! the delivery only by succeeding. The delivery row decides: a scheduled message for a
-//! delivery that is no longer pending is a duplicate and sends nothing.
+//! `failed`. Only a failure to record makes the job fail (and the worker retry it). Manual
+//! attempts (replays) are tried once and change the delivery only by succeeding. Both kinds
+//! take one of their endpoint's slots ([`slots`]) or are put off until one is free. The
+//! delivery row decides: a scheduled message for a delivery that is no longer pending, or a
+//! replay's for one that owes no replay, is a duplicate and sends nothing.
 
 pub mod destination;
 pub mod grpc;
@@ -32,15 +35,18 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_kit::worker::{Job, JobError, JobFuture, Schedule};
 use gatehouse_proto::events::v1::{BillingDeliveryDue, MailKind, MailRequested};
 use prost::Message as _;
-use rand::Rng;
 
 use crate::config::FanOutConfig;
 use crate::endpoint::{self, Endpoint, secret};
-use destination::{GuardedResolver, Policy};
+use destination::{GuardedResolver, Policy, Refused};
 use store::status;
 
 /// Response bodies are kept up to this many characters (the payments platform keeps 2,048).
 const KEPT_BODY_CHARS: usize = 2048;
+/// What is read of an answer's body at most: enough for [`KEPT_BODY_CHARS`] of UTF-8. The
+/// rest is never read (the connection is dropped), so an endpoint answering gigabytes costs
+/// no more memory than one answering nothing.
+const KEPT_BODY_BYTES: usize = KEPT_BODY_CHARS * 4;
 /// After a timeout or a 429 the next try waits at least this long (Svix's floor).
 const BACK_PRESSURE_FLOOR: Duration = Duration::from_secs(60);
 /// Where the disabled endpoint's mail sends its registrant: the organization's page.
@@ -97,10 +103,7 @@ impl Deliverer {
             db,
             client,
             policy,
-            slots: Arc::new(slots::Slots::new(
-                usize::from(config.endpoint_concurrency),
-                config.attempt_timeout,
-            )),
+            slots: Arc::new(slots::Slots::new(usize::from(config.endpoint_concurrency))),
             schedule: Schedule {
                 delays: config.retry_schedule.clone(),
                 jitter: JITTER,
@@ -125,6 +128,10 @@ impl Deliverer {
         // A literal address never reaches the resolver: judged here, at every attempt.
         let url = match destination::check_url(&endpoint.url, &self.policy) {
             Ok(url) => url,
+            Err(refused @ Refused::Internal(_)) => {
+                tracing::info!(endpoint_id = %endpoint.id, %refused, "an endpoint's address is refused");
+                return failed(destination::UNREACHABLE.into());
+            }
             Err(refused) => return failed(refused.to_string()),
         };
         let now = Utc::now();
@@ -141,17 +148,27 @@ impl Deliverer {
             .header("webhook-timestamp", timestamp.to_string())
             .header("webhook-signature", signature)
             .body(body.to_vec());
+        let deadline = tokio::time::Instant::now() + self.config.attempt_timeout;
         match request.send().await {
-            Ok(response) => {
+            Ok(mut response) => {
                 let code = response.status().as_u16();
-                let text = response.text().await.unwrap_or_default();
+                // The status decided the attempt; the body is only kept for people to read.
+                let mut kept = Vec::new();
+                let _ =
+                    tokio::time::timeout_at(deadline, read_prefix(&mut response, &mut kept)).await;
                 Sent {
                     status: Some(code),
-                    body: Some(text.chars().take(KEPT_BODY_CHARS).collect()),
+                    body: Some(
+                        String::from_utf8_lossy(&kept)
+                            .chars()
+                            .take(KEPT_BODY_CHARS)
+                            .collect(),
+                    ),
                     error: None,
                     overloaded: code == 429,
                 }
             }
+            Err(error) if unreachable(&error) => failed(destination::UNREACHABLE.into()),
             Err(error) => Sent {
                 overloaded: error.is_timeout(),
                 ..failed(describe(&error))
@@ -165,8 +182,14 @@ impl Deliverer {
             // Removed with its endpoint.
             return Ok(());
         };
-        // A scheduled message for a delivery settled or attempted since is a duplicate.
-        if !due.manual && (delivery.status != status::PENDING || delivery.attempts != due.attempt) {
+        // A scheduled message for a delivery settled or attempted since is a duplicate; so
+        // is a replay's for one that owes none now.
+        let owed = if due.manual {
+            delivery.replay_at.is_some()
+        } else {
+            delivery.status == status::PENDING && delivery.attempts == due.attempt
+        };
+        if !owed {
             return Ok(());
         }
         let Some(endpoint) = endpoint::store::by_id(&self.db, &delivery.endpoint_id).await? else {
@@ -174,32 +197,27 @@ impl Deliverer {
         };
         if !endpoint.enabled {
             // Disabled since: nothing is sent; a replay leaves the delivery as it is.
-            if !due.manual {
+            if due.manual {
+                store::drop_replay(&self.db, &delivery.id).await?;
+            } else {
                 store::set_status(&self.db, &delivery.id, status::SKIPPED).await?;
             }
             return Ok(());
         }
-        let mut slot = if due.manual {
-            self.slots.force(&endpoint.id)
-        } else {
-            match self.slots.acquire(&endpoint.id) {
-                Ok(slot) => slot,
-                Err(wait) => {
-                    // Its endpoint is busy with as many attempts as it may have: due again
-                    // once one has likely ended, not counted as an attempt.
-                    let factor = rand::rng().random_range(1.0 - JITTER..=1.0 + JITTER);
-                    let again =
-                        TimeDelta::from_std(wait.mul_f64(factor)).unwrap_or(TimeDelta::seconds(1));
-                    store::put_off(&self.db, &delivery.id, due.attempt, ids::now() + again).await?;
-                    metrics::counter!("billing_delivery_attempts_put_off_total").increment(1);
-                    return Ok(());
-                }
+        let Some(slot) = self.slots.acquire(&endpoint.id) else {
+            // Its endpoint is busy with as many attempts as it may have: due again at once,
+            // not counted as an attempt; the scheduler claims it as soon as one of those ends.
+            if due.manual {
+                store::put_off_replay(&self.db, &delivery.id, ids::now()).await?;
+            } else {
+                store::put_off(&self.db, &delivery.id, due.attempt, ids::now()).await?;
             }
+            metrics::counter!("billing_delivery_attempts_put_off_total").increment(1);
+            return Ok(());
         };
         let started_at = ids::now();
         let clock = Instant::now();
         let sent = self.send(&endpoint, &delivery.id, &delivery.body).await;
-        slot.took(clock.elapsed());
         drop(slot);
         let duration_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
         let succeeded = sent.succeeded();
@@ -307,6 +325,33 @@ impl Deliverer {
         }
         endpoint::store::mark_failing(&mut *tx, &endpoint.id, at).await
     }
+}
+
+/// Reads the first [`KEPT_BODY_BYTES`] of `response`'s body into `kept`, and no more; what
+/// came before a read failed (or the caller's deadline cut it short) stays in `kept`.
+async fn read_prefix(response: &mut reqwest::Response, kept: &mut Vec<u8>) {
+    while kept.len() < KEPT_BODY_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = KEPT_BODY_BYTES - kept.len();
+                kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+}
+
+/// Whether the destination resolver refused the attempt ([`destination::Unreachable`]): its
+/// cause is logged there, and the attempt records no more than that it was refused.
+fn unreachable(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.is::<destination::Unreachable>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// A transport error in words: reqwest's own message stops at the outermost cause.

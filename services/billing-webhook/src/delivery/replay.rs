@@ -1,16 +1,19 @@
 //! Replays: a stored event sent again to an organization's endpoints, or every delivery of a
 //! time range that failed (billing-webhooks reference §5, Svix's resend and recover). A
 //! replay of a delivery is a manual attempt with the same `webhook-id`, tried once and not
-//! retried; the delivery's own schedule, if it has one left, goes on.
+//! retried; the delivery's own schedule, if it has one left, goes on. A replay is owed in the
+//! database (`deliveries.replay_at`) and claimed by the scheduler within its endpoint's room,
+//! like a retry: a range of thousands never runs more attempts at once at an endpoint than
+//! its limit, and waits for none but that endpoint's.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use gatehouse_kit::db::{Db, Tx};
+use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::billing as codes;
 use gatehouse_kit::ids;
-use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::v1::BillingDeliveryDue;
 
 use super::log::{self, EventLog};
+use super::scheduler::Nudge;
+use super::store;
 use crate::endpoint;
 use crate::error::BillingError;
 
@@ -19,19 +22,11 @@ pub const MAX_RANGE_REPLAY: usize = 10_000;
 /// How far back a range may start: as far as bodies are kept (Svix's default retention).
 pub const MAX_RANGE_AGE: TimeDelta = TimeDelta::days(90);
 
-async fn send_again(tx: &mut Tx, delivery_id: &str) -> Result<(), BillingError> {
-    tx.enqueue(&OutboxEvent::new(&BillingDeliveryDue {
-        delivery_id: delivery_id.to_string(),
-        manual: true,
-        attempt: 0,
-    }))
-    .await?;
-    Ok(())
-}
-
 pub struct Replays {
     pub db: Db,
     pub log: EventLog,
+    /// This process's scheduler, told when replays are owed so it claims them at once.
+    pub scheduler: Nudge,
 }
 
 impl Replays {
@@ -49,6 +44,7 @@ impl Replays {
         let deliveries = self.log.deliveries(organization_id, &[event_id]).await?;
         let endpoints = endpoint::store::list(&self.db, organization_id).await?;
         let enabled = |id: &str| endpoints.iter().any(|e| e.id == id && e.enabled);
+        let now = ids::now();
         let mut tx = self.db.begin().await?;
         let mut sent = Vec::new();
         if let Some(endpoint_id) = endpoint_id {
@@ -60,12 +56,12 @@ impl Replays {
             }
             match deliveries.iter().find(|d| d.endpoint_id == endpoint_id) {
                 Some(delivery) => {
-                    send_again(&mut tx, &delivery.id).await?;
+                    store::request_replay(&mut tx, &delivery.id, now).await?;
                     sent.push(delivery.id.clone());
                 }
                 None => {
                     if let Some(id) =
-                        crate::fan_out::deliver(&mut tx, event_id, endpoint_id, ids::now()).await?
+                        crate::fan_out::deliver(&mut tx, event_id, endpoint_id, now).await?
                     {
                         sent.push(id);
                     }
@@ -74,11 +70,12 @@ impl Replays {
         } else {
             // A disabled endpoint is sent nothing, replays included.
             for delivery in deliveries.iter().filter(|d| enabled(&d.endpoint_id)) {
-                send_again(&mut tx, &delivery.id).await?;
+                store::request_replay(&mut tx, &delivery.id, now).await?;
                 sent.push(delivery.id.clone());
             }
         }
         tx.commit().await?;
+        self.scheduler.nudge();
         Ok(sent)
     }
 
@@ -107,7 +104,7 @@ impl Replays {
                 return Err(codes::ENDPOINT_DISABLED.into());
             }
         }
-        let deliveries = log::replayable(
+        let replayed = log::request_range_replay(
             &mut tx,
             organization_id,
             self.log.is_platform(organization_id),
@@ -116,12 +113,11 @@ impl Replays {
             endpoint_id,
             include_delivered,
             MAX_RANGE_REPLAY as i64,
+            now,
         )
         .await?;
-        for (id,) in &deliveries {
-            send_again(&mut tx, id).await?;
-        }
         tx.commit().await?;
-        Ok(deliveries.len())
+        self.scheduler.nudge();
+        Ok(usize::try_from(replayed).unwrap_or(usize::MAX))
     }
 }

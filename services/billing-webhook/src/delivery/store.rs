@@ -24,6 +24,18 @@ pub struct Due {
     pub status: String,
     pub attempts: i32,
     pub body: Vec<u8>,
+    /// When a replay's manual attempt is owed (claimed: until when); `None`: none is.
+    pub replay_at: Option<DateTime<Utc>>,
+}
+
+/// An attempt owed to an endpoint: a pending delivery's next scheduled one, or a replay's
+/// manual one.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Owed {
+    pub id: String,
+    pub attempts: i32,
+    pub endpoint_id: String,
+    pub manual: bool,
 }
 
 /// A new pending delivery of `event_id` to `endpoint_id`, its first attempt already claimed
@@ -53,24 +65,54 @@ pub async fn insert(
     Ok(inserted > 0)
 }
 
-/// Pending deliveries whose next attempt is due at `now`, soonest first, at most
-/// `per_endpoint` of each endpoint (so one endpoint's backlog cannot hide the others'): id,
-/// attempts made, endpoint.
+/// The attempts due at `now` — pending deliveries' scheduled ones and replays' — at most
+/// `per_endpoint` of each endpoint, each endpoint's soonest first and then its next (so
+/// endpoints with a backlog, and no room for it, cannot fill the batch and hide another's one
+/// due retry).
 pub async fn due_by(
     on: impl Executor,
     now: DateTime<Utc>,
     per_endpoint: i64,
     limit: i64,
-) -> Result<Vec<(String, i32, String)>, DbError> {
+) -> Result<Vec<Owed>, DbError> {
     query(
-        "SELECT id, attempts, endpoint_id FROM ( \
-           SELECT id, attempts, endpoint_id, next_attempt_at, ROW_NUMBER() OVER \
-             (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS nth \
-           FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
-         ) due WHERE nth <= $2 ORDER BY next_attempt_at, id LIMIT $3",
+        "SELECT id, attempts, endpoint_id, manual FROM ( \
+           SELECT id, attempts, endpoint_id, manual, due_at, ROW_NUMBER() OVER \
+             (PARTITION BY endpoint_id ORDER BY due_at, id) AS nth FROM ( \
+             SELECT id, attempts, endpoint_id, FALSE AS manual, next_attempt_at AS due_at \
+             FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
+             UNION ALL \
+             SELECT id, attempts, endpoint_id, TRUE AS manual, replay_at AS due_at \
+             FROM deliveries WHERE replay_at <= $1 \
+           ) owed \
+         ) due WHERE nth <= $2 ORDER BY nth, due_at, id LIMIT $3",
     )
     .bind(now)
     .bind(per_endpoint)
+    .bind(limit)
+    .fetch_all(on)
+    .await
+}
+
+/// `endpoint_id`'s attempts due at `now`, soonest first, at most `limit`.
+pub async fn due_of(
+    on: impl Executor,
+    endpoint_id: &str,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<Owed>, DbError> {
+    query(
+        "SELECT id, attempts, endpoint_id, manual FROM ( \
+           SELECT id, attempts, endpoint_id, FALSE AS manual, next_attempt_at AS due_at \
+           FROM deliveries \
+           WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= $2 \
+           UNION ALL \
+           SELECT id, attempts, endpoint_id, TRUE AS manual, replay_at AS due_at \
+           FROM deliveries WHERE endpoint_id = $1 AND replay_at <= $2 \
+         ) owed ORDER BY due_at, id LIMIT $3",
+    )
+    .bind(endpoint_id)
+    .bind(now)
     .bind(limit)
     .fetch_all(on)
     .await
@@ -96,9 +138,64 @@ pub async fn claim(
     Ok(claimed > 0)
 }
 
+/// Claims a replay's manual attempt until `until`; `false` when another scheduler did, or it
+/// is no longer due.
+pub async fn claim_replay(
+    on: impl Executor,
+    id: &str,
+    now: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    let claimed = query("UPDATE deliveries SET replay_at = $3 WHERE id = $1 AND replay_at <= $2")
+        .bind(id)
+        .bind(now)
+        .bind(until)
+        .execute(on)
+        .await?;
+    Ok(claimed > 0)
+}
+
+/// Owes `id` a replay, due at `now`, unless one is owed already (asking twice before it is
+/// sent sends it once).
+pub async fn request_replay(
+    on: impl Executor,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<(), DbError> {
+    query("UPDATE deliveries SET replay_at = $2 WHERE id = $1 AND replay_at IS NULL")
+        .bind(id)
+        .bind(now)
+        .execute(on)
+        .await?;
+    Ok(())
+}
+
+/// Puts a replay off until `until` (its endpoint was busy), if it is still owed.
+pub async fn put_off_replay(
+    on: impl Executor,
+    id: &str,
+    until: DateTime<Utc>,
+) -> Result<(), DbError> {
+    query("UPDATE deliveries SET replay_at = $2 WHERE id = $1 AND replay_at IS NOT NULL")
+        .bind(id)
+        .bind(until)
+        .execute(on)
+        .await?;
+    Ok(())
+}
+
+/// Owes `id` no replay any more (its endpoint was disabled: nothing is sent).
+pub async fn drop_replay(on: impl Executor, id: &str) -> Result<(), DbError> {
+    query("UPDATE deliveries SET replay_at = NULL WHERE id = $1")
+        .bind(id)
+        .execute(on)
+        .await?;
+    Ok(())
+}
+
 pub async fn due(on: impl Executor, id: &str) -> Result<Option<Due>, DbError> {
     query(
-        "SELECT d.id, d.event_id, d.endpoint_id, d.status, d.attempts, e.body \
+        "SELECT d.id, d.event_id, d.endpoint_id, d.status, d.attempts, e.body, d.replay_at \
          FROM deliveries d JOIN received_events e ON e.id = d.event_id WHERE d.id = $1",
     )
     .bind(id)
@@ -166,9 +263,10 @@ pub async fn settle(
     Ok(())
 }
 
-/// After a manual attempt (a replay): one more attempt; a success makes the delivery
-/// `delivered` with nothing more due, a failure leaves its status and schedule as they are now
-/// (a scheduled attempt may have settled it meanwhile; its next retry may still be queued).
+/// After a manual attempt (a replay): one more attempt, and no replay owed; a success makes
+/// the delivery `delivered` with nothing more due, a failure leaves its status and schedule as
+/// they are now (a scheduled attempt may have settled it meanwhile; its next retry may still
+/// be queued).
 pub async fn settle_manual(
     on: impl Executor,
     id: &str,
@@ -176,7 +274,7 @@ pub async fn settle_manual(
     attempted_at: DateTime<Utc>,
 ) -> Result<(), DbError> {
     query(
-        "UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = $2, \
+        "UPDATE deliveries SET attempts = attempts + 1, last_attempt_at = $2, replay_at = NULL, \
          status = CASE WHEN $3 THEN 'delivered' ELSE status END, \
          next_attempt_at = CASE WHEN $3 THEN NULL ELSE next_attempt_at END WHERE id = $1",
     )
@@ -188,8 +286,9 @@ pub async fn settle_manual(
     Ok(())
 }
 
-/// Puts a scheduled attempt off until `until` without counting it (its endpoint was busy),
-/// if the delivery still owes that attempt.
+/// Puts a scheduled attempt off until `until` without counting it (its endpoint was busy:
+/// it is due again at once, and claimed when its endpoint has room), if the delivery still
+/// owes that attempt.
 pub async fn put_off(
     on: impl Executor,
     id: &str,

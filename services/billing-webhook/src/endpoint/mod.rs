@@ -3,6 +3,7 @@
 //! reference §5, §7). Every operation names the organization, and an endpoint of another
 //! organization is not found.
 
+pub mod events;
 pub mod grpc;
 pub mod manage;
 pub mod secret;
@@ -72,7 +73,7 @@ pub struct Settings {
 
 fn url_refusal(refused: Refused) -> ErrorCode {
     match refused {
-        Refused::Internal(_) | Refused::ResolvesInternal(_) => codes::ENDPOINT_URL_NOT_ALLOWED,
+        Refused::Internal(_) => codes::ENDPOINT_URL_NOT_ALLOWED,
         Refused::NotHttp | Refused::Credentials => codes::INVALID_ENDPOINT_URL,
     }
 }

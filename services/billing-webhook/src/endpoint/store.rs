@@ -280,6 +280,18 @@ pub async fn delete(on: impl Executor, organization_id: &str, id: &str) -> Resul
     Ok(removed > 0)
 }
 
+/// Removes every endpoint of `organization_id`, their deliveries and attempts with them
+/// (cascade); how many endpoints.
+pub async fn delete_of_organization(
+    on: impl Executor,
+    organization_id: &str,
+) -> Result<u64, DbError> {
+    query("DELETE FROM endpoints WHERE organization_id = $1")
+        .bind(organization_id)
+        .execute(on)
+        .await
+}
+
 pub async fn count(on: impl Executor, organization_id: &str) -> Result<i64, DbError> {
     let (n,): (i64,) = query("SELECT COUNT(*) FROM endpoints WHERE organization_id = $1")
         .bind(organization_id)

@@ -91,6 +91,8 @@ pub struct Billing {
     pub deliveries: DeliveryServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub customers: CustomerServiceClient<gatehouse_kit::client::ServiceChannel>,
     pub db: Db,
+    /// The part's bus (in-process unless `BUS_URL` says otherwise).
+    pub bus: gatehouse_kit::bus::Bus,
     shutdown: CancellationToken,
     _database: TestDb,
 }
@@ -138,6 +140,7 @@ impl Billing {
             yields: None,
         }
         .spawn(shutdown.clone());
+        let context_bus = context.bus.clone();
         tokio::spawn(gatehouse_billing_webhook::SERVICE.run(context, listener, shutdown.clone()));
         let token = ServiceToken::new(TOKEN).unwrap();
         let channel = gatehouse_kit::client::lazy_channel(&url, &token).unwrap();
@@ -148,6 +151,7 @@ impl Billing {
             deliveries: DeliveryServiceClient::new(channel.clone()),
             customers: CustomerServiceClient::new(channel),
             db,
+            bus: context_bus,
             shutdown,
             _database: database,
         }
