@@ -6,6 +6,7 @@ mod invitation;
 mod member;
 mod member_users;
 mod organization;
+mod owners;
 mod schema;
 mod support;
 mod team;
