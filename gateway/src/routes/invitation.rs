@@ -1,7 +1,9 @@
 //! The `invitation` group (better-auth's organization plugin, §11.8): invite-member,
 //! accept-invitation, reject-invitation, cancel-invitation, get-invitation, list-invitations
 //! and list-user-invitations (`gatehouse.organization.v1.InvitationService`). The mailed link
-//! opens the web app's `/accept-invitation/<id>` page.
+//! opens the web app's `/accept-invitation/<id>` page. invite-member sends mail, so it counts
+//! under the mail rate rule; the organization service limits mails per address and
+//! per organization besides.
 
 use axum::extract::State;
 use gatehouse_kit::errors::{Failure, base};
@@ -17,14 +19,17 @@ use super::organization::{caller, reissue};
 use crate::error::ApiError;
 use crate::extract::{Input, MaybeSession, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
-use crate::policy::Policy;
+use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::state::AppState;
 use crate::wire::organization::{Invitation, InvitationDetails, Member};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(invite_member), Policy::DEFAULT)
+        .route(
+            routes!(invite_member),
+            Policy::DEFAULT.rate(RateRule::Email),
+        )
         .route(routes!(accept_invitation), Policy::DEFAULT)
         .route(routes!(reject_invitation), Policy::DEFAULT)
         .route(routes!(cancel_invitation), Policy::DEFAULT)

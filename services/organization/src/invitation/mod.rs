@@ -6,6 +6,7 @@
 pub mod grpc;
 pub mod rules;
 pub mod store;
+pub mod throttle;
 
 pub use rules::Invitations;
 

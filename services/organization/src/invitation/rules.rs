@@ -12,7 +12,7 @@ use gatehouse_proto::events::v1::{
     InvitationCreated, InvitationStatusChanged, MailKind, MailRequested,
 };
 
-use super::{Details, Invitation, store};
+use super::{Details, Invitation, store, throttle};
 use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::member::{self, Member};
@@ -111,13 +111,20 @@ impl Invitations {
         let organization = organizations::find(&self.db, organization_id)
             .await?
             .ok_or(codes::ORGANIZATION_NOT_FOUND)?;
-        let pending = store::find_pending(&self.db, organization_id, &email, now).await?;
+        // Identity is asked before the transaction: no lock waits on another service.
+        let inviter = self.peers.user(&caller.user_id).await?;
         let mut tx = self.db.begin().await?;
+        // Pending invitations and mails sent are counted as this one finds them.
+        organizations::lock(&mut tx, organization_id).await?;
+        let pending = store::find_pending(&mut tx, organization_id, &email, now).await?;
+        if pending.is_some() && !new.resend && !self.rules.cancel_pending_on_reinvite {
+            return Err(codes::USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION.into());
+        }
         let invitation = match pending {
             Some(pending) if new.resend => store::extend(&mut tx, &pending.id, expires_at)
                 .await?
                 .ok_or(codes::INVITATION_NOT_FOUND)?,
-            Some(pending) if self.rules.cancel_pending_on_reinvite => {
+            Some(pending) => {
                 store::settle(&mut tx, &pending.id, "canceled", now).await?;
                 self.fresh(
                     &mut tx,
@@ -130,7 +137,6 @@ impl Invitations {
                 )
                 .await?
             }
-            Some(_) => return Err(codes::USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION.into()),
             None => {
                 self.fresh(
                     &mut tx,
@@ -144,7 +150,15 @@ impl Invitations {
                 .await?
             }
         };
-        let inviter = self.peers.user(&caller.user_id).await?;
+        // Last, after better-auth's own refusals: dropping the transaction undoes the above.
+        throttle::admit(
+            &mut tx,
+            &self.rules.invitation_mails,
+            organization_id,
+            &email,
+            now,
+        )
+        .await?;
         let inviter_name = inviter
             .as_ref()
             .map_or_else(|| caller.email.clone(), |u| u.name.clone());

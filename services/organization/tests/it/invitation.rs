@@ -16,7 +16,7 @@ use rstest::rstest;
 
 use crate::support::Services;
 
-fn refused<T: std::fmt::Debug>(result: Result<T, OrganizationError>) -> (String, u16) {
+pub fn refused<T: std::fmt::Debug>(result: Result<T, OrganizationError>) -> (String, u16) {
     match result {
         Err(OrganizationError::Refused(failure)) => {
             (failure.code().to_string(), failure.http_status())
@@ -25,7 +25,7 @@ fn refused<T: std::fmt::Debug>(result: Result<T, OrganizationError>) -> (String,
     }
 }
 
-fn invite<'a>(email: &'a str, roles: &'a [String]) -> NewInvitation<'a> {
+pub fn invite<'a>(email: &'a str, roles: &'a [String]) -> NewInvitation<'a> {
     NewInvitation {
         email,
         roles,
@@ -35,7 +35,7 @@ fn invite<'a>(email: &'a str, roles: &'a [String]) -> NewInvitation<'a> {
     }
 }
 
-async fn setup(
+pub async fn setup(
     services: &Services,
     backend: Backend,
     rules: Rules,
