@@ -45,11 +45,13 @@ addCodes({
     fields: [],
   },
   EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION: {
-    message: "Verify your email address first (from your account page), then answer the invitation.",
+    message:
+      "Open this invitation from the link in its mail (it proves your address), or verify your email address from your account page first.",
     fields: [],
   },
   EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION: {
-    message: "Verify your email address first (from your account page) to see this invitation.",
+    message:
+      "Open this invitation from the link in its mail (it proves your address), or verify your email address from your account page first.",
     fields: [],
   },
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: {

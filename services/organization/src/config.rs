@@ -47,8 +47,9 @@ pub struct Rules {
     /// `INVITATION_CANCEL_PENDING_ON_REINVITE` (default false): inviting an address again
     /// cancels its pending invitation instead of refusing.
     pub cancel_pending_on_reinvite: bool,
-    /// `INVITATION_REQUIRE_EMAIL_VERIFICATION` (default false): only a verified address may
-    /// accept or reject.
+    /// `INVITATION_REQUIRE_EMAIL_VERIFICATION` (default true; better-auth's default is false):
+    /// only a verified address, or one proved by the invitation's mailed link, may accept or
+    /// reject, so taking over an unverified address does not take its invitations.
     pub invitation_requires_verified_email: bool,
     /// `INVITATION_PAGE` (default `/accept-invitation/`): the web app's page a mailed
     /// invitation opens, the invitation's id appended.
@@ -142,7 +143,7 @@ impl OrganizationConfig {
                 cancel_pending_on_reinvite: env
                     .bool("INVITATION_CANCEL_PENDING_ON_REINVITE", false)?,
                 invitation_requires_verified_email: env
-                    .bool("INVITATION_REQUIRE_EMAIL_VERIFICATION", false)?,
+                    .bool("INVITATION_REQUIRE_EMAIL_VERIFICATION", true)?,
                 invitation_page: env.string("INVITATION_PAGE", DEFAULT_INVITATION_PAGE),
                 invitation_mails: InvitationMailLimits::from_env(env)?,
                 team_limit: (team_limit > 0).then_some(team_limit),
@@ -165,7 +166,7 @@ impl Default for Rules {
             invitation_expires_in: Duration::from_secs(172_800),
             invitation_limit: 100,
             cancel_pending_on_reinvite: false,
-            invitation_requires_verified_email: false,
+            invitation_requires_verified_email: true,
             invitation_page: DEFAULT_INVITATION_PAGE.to_string(),
             invitation_mails: InvitationMailLimits::default(),
             team_limit: None,

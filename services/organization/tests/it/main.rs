@@ -3,6 +3,7 @@
 //! services.
 
 mod invitation;
+mod invitation_links;
 mod invitation_mails;
 mod member;
 mod member_users;
