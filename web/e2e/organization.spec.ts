@@ -66,6 +66,8 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   // The invitee opens the mailed link, signed out, in a browser of their own.
   const link = await mailedLink(request, invitee.email, "organization-invitation");
   expect(new URL(link).pathname).toMatch(/^\/accept-invitation\/[A-Za-z0-9_-]+$/);
+  // The link's token proves the invitee's address: new and unverified, they may still join.
+  expect(new URL(link).searchParams.get("token")).toMatch(/^[A-Za-z0-9]{32}$/);
   const context = await browser.newContext();
   const theirs = await context.newPage();
   await theirs.goto(link);
@@ -80,6 +82,7 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   // Back on the same invitation, now with what it is about.
   await expect(theirs.getByRole("heading", { name: `Join ${org.name}` })).toBeVisible();
   expect(new URL(theirs.url()).pathname.replace(/\/$/, "")).toBe(new URL(link).pathname);
+  expect(new URL(theirs.url()).searchParams.get("token"), "the token came back through sign-up").toBe(new URL(link).searchParams.get("token"));
   await expect(theirs.getByText(owner.email, { exact: true })).toBeVisible();
   await expect(theirs.getByText("Member", { exact: true })).toBeVisible();
   await theirs.getByRole("button", { name: "Accept invitation" }).click();
@@ -127,13 +130,15 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   await context.close();
 });
 
-test("a plain member sees the organization but no admin controls, and can leave it", async ({ page, playwright }) => {
+test("a plain member sees the organization but no admin controls, and can leave it", async ({ page, playwright, request }) => {
   const owner = uniqueUser("org-boss");
   const member = uniqueUser("org-plain");
   const ownerApi = await apiAs(playwright, owner);
   const org = await organizationWith(ownerApi, [member.email]);
   const memberApi = await apiAs(playwright, member);
-  const accepted = await memberApi.post("/api/auth/organization/accept-invitation", { data: { invitationId: org.invitations[member.email] } });
+  // Unverified, the new member answers with the mailed link's token.
+  const token = new URL(await mailedLink(request, member.email, "organization-invitation")).searchParams.get("token");
+  const accepted = await memberApi.post("/api/auth/organization/accept-invitation", { data: { invitationId: org.invitations[member.email], token } });
   expect(accepted.status(), await accepted.text()).toBe(200);
 
   await signIn(page, member.email);

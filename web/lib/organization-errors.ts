@@ -27,6 +27,14 @@ addCodes({
     fields: ["email"],
   },
   INVITATION_LIMIT_REACHED: { message: "Too many invitations are pending. Cancel some first.", fields: [] },
+  TOO_MANY_INVITATIONS_TO_THIS_EMAIL: {
+    message: "This address has received too many invitations lately. Try again later.",
+    fields: ["email"],
+  },
+  TOO_MANY_INVITATIONS_FROM_THIS_ORGANIZATION: {
+    message: "This organization has sent too many invitations lately. Try again later.",
+    fields: [],
+  },
   YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: { message: "Only an owner can invite an owner.", fields: ["role"] },
   INVITATION_NOT_FOUND: {
     message: "This invitation is no longer valid: it expired, was cancelled, or was already answered.",
@@ -37,11 +45,13 @@ addCodes({
     fields: [],
   },
   EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION: {
-    message: "Verify your email address first (from your account page), then answer the invitation.",
+    message:
+      "Open this invitation from the link in its mail (it proves your address), or verify your email address from your account page first.",
     fields: [],
   },
   EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION: {
-    message: "Verify your email address first (from your account page) to see this invitation.",
+    message:
+      "Open this invitation from the link in its mail (it proves your address), or verify your email address from your account page first.",
     fields: [],
   },
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: {

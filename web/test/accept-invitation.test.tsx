@@ -10,7 +10,7 @@ vi.mock("@/lib/auth-client", () => ({ authClient: client }));
 vi.mock("next/link", () => ({ default: ({ href, children }: { href: string; children: React.ReactNode }) => <a href={href}>{children}</a> }));
 vi.mock("next/navigation", () => ({ useRouter: () => router, usePathname: () => "/accept-invitation/" }));
 
-const { AcceptInvitation, invitationIdFrom } = await import("@/components/organization/AcceptInvitation");
+const { AcceptInvitation, invitationIdFrom, invitationTokenFrom } = await import("@/components/organization/AcceptInvitation");
 
 describe("invitationIdFrom", () => {
   it.each([
@@ -20,6 +20,15 @@ describe("invitationIdFrom", () => {
     [{ pathname: "/accept-invitation/", search: "" }, null],
     [{ pathname: "/accept-invitation", search: "?id=" }, null],
   ])("%o → %s", (location, id) => expect(invitationIdFrom(location)).toBe(id));
+});
+
+describe("invitationTokenFrom", () => {
+  it.each([
+    [{ search: "?token=tok-1" }, "tok-1"],
+    [{ search: "?id=xyz&token=tok-2" }, "tok-2"],
+    [{ search: "?token=" }, null],
+    [{ search: "" }, null],
+  ])("%o → %s", (location, token) => expect(invitationTokenFrom(location)).toBe(token));
 });
 
 describe("AcceptInvitation", () => {
@@ -51,6 +60,37 @@ describe("AcceptInvitation", () => {
     await userEvent.click(screen.getByRole("button", { name: "Accept invitation" }));
     expect(client.organization.acceptInvitation).toHaveBeenCalledWith({ invitationId: "inv-1" });
     expect(router.push).toHaveBeenCalledWith("/organization/");
+  });
+
+  it("the mailed link's token goes along to view and answer it, and through sign-in", async () => {
+    window.history.replaceState(null, "", "/accept-invitation/inv-1?token=tok-1");
+    client.getSession.mockReturnValue(ok(null));
+    const { unmount } = renderFresh(<AcceptInvitation />);
+    expect(await screen.findByRole("link", { name: "Sign in" })).toHaveAttribute(
+      "href",
+      "/sign-in/?callbackURL=%2Faccept-invitation%2Finv-1%3Ftoken%3Dtok-1",
+    );
+    unmount();
+
+    client.getSession.mockReturnValue(ok(sessionOf("u-max")));
+    client.organization.getInvitation.mockReturnValue(
+      ok({ id: "inv-1", email: "max@example.com", role: "member", status: "pending", expiresAt: new Date(Date.now() + 3_600_000), organizationName: "Acme", organizationSlug: "acme", inviterEmail: "olga@example.com" }),
+    );
+    client.organization.acceptInvitation.mockReturnValue(ok({ invitation: { id: "inv-1" }, member: { id: "m-1" } }));
+    renderFresh(<AcceptInvitation />);
+    expect(await screen.findByRole("heading", { name: "Join Acme" })).toBeInTheDocument();
+    expect(client.organization.getInvitation).toHaveBeenCalledWith({ query: { id: "inv-1", token: "tok-1" } });
+    await userEvent.click(screen.getByRole("button", { name: "Accept invitation" }));
+    expect(client.organization.acceptInvitation).toHaveBeenCalledWith({ invitationId: "inv-1", token: "tok-1" });
+  });
+
+  it("tells an unverified invitee without the link to open it from the mail", async () => {
+    client.getSession.mockReturnValue(ok(sessionOf("u-max")));
+    client.organization.getInvitation.mockReturnValue(
+      refused(403, "EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION", "Email verification required to view or list invitations for the session email"),
+    );
+    renderFresh(<AcceptInvitation />);
+    expect(await screen.findByRole("alert")).toHaveTextContent("Open this invitation from the link in its mail");
   });
 
   it("says clearly when the invitation is someone else's, and offers another account", async () => {

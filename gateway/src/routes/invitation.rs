@@ -1,7 +1,9 @@
 //! The `invitation` group (better-auth's organization plugin, §11.8): invite-member,
 //! accept-invitation, reject-invitation, cancel-invitation, get-invitation, list-invitations
 //! and list-user-invitations (`gatehouse.organization.v1.InvitationService`). The mailed link
-//! opens the web app's `/accept-invitation/<id>` page.
+//! opens the web app's `/accept-invitation/<id>` page. invite-member sends mail, so it counts
+//! under the mail rate rule; the organization service limits mails per address and
+//! per organization besides.
 
 use axum::extract::State;
 use gatehouse_kit::errors::{Failure, base};
@@ -17,14 +19,17 @@ use super::organization::{caller, reissue};
 use crate::error::ApiError;
 use crate::extract::{Input, MaybeSession, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
-use crate::policy::Policy;
+use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::state::AppState;
 use crate::wire::organization::{Invitation, InvitationDetails, Member};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(invite_member), Policy::DEFAULT)
+        .route(
+            routes!(invite_member),
+            Policy::DEFAULT.rate(RateRule::Email),
+        )
         .route(routes!(accept_invitation), Policy::DEFAULT)
         .route(routes!(reject_invitation), Policy::DEFAULT)
         .route(routes!(cancel_invitation), Policy::DEFAULT)
@@ -95,18 +100,36 @@ pub struct InvitationIdBody {
     invitation_id: String,
 }
 
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerInvitationBody {
+    invitation_id: String,
+    /// The `token` of the invitation's mailed link (`/accept-invitation/<id>?token=…`): it
+    /// proves an unverified recipient's address, which then becomes verified.
+    token: Option<String>,
+}
+
+/// After the mailed link's token verified the caller's address: every cached session of the
+/// user goes, so the next read shows the address verified; whether the caller's cookies must
+/// be issued again too (a cookie cache holds the old copy).
+async fn forget_stale_copies(state: &AppState, auth: &Session) -> bool {
+    super::account::forget_cached_user(state, &auth.user.id).await;
+    state.config.cookies.cache_enabled
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct AcceptedInvitation {
     invitation: Invitation,
     member: Member,
 }
 
-/// The recipient joins; the organization becomes their session's active one.
-#[utoipa::path(post, path = "/organization/accept-invitation", tag = "invitation", request_body = InvitationIdBody,
+/// The recipient joins; the organization becomes their session's active one. An unverified
+/// recipient needs the mailed link's `token` (`INVITATION_REQUIRE_EMAIL_VERIFICATION`).
+#[utoipa::path(post, path = "/organization/accept-invitation", tag = "invitation", request_body = AnswerInvitationBody,
     responses((status = 200, body = AcceptedInvitation, description = "`{invitation, member}`"), SignedInBodyErrors))]
 async fn accept_invitation(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<InvitationIdBody, Session>,
+    Input { body, auth, meta }: Input<AnswerInvitationBody, Session>,
 ) -> Result<Reply, ApiError> {
     let accepted = state
         .invitations
@@ -114,6 +137,7 @@ async fn accept_invitation(
         .accept_invitation(pb::AcceptInvitationRequest {
             caller: caller(&auth),
             invitation_id: body.invitation_id,
+            token: body.token,
         })
         .await?
         .into_inner();
@@ -128,7 +152,8 @@ async fn accept_invitation(
         invitation,
         member: accepted.member.ok_or(base::INTERNAL_SERVER_ERROR)?.into(),
     });
-    if one_team {
+    let cached_copy_stale = accepted.email_verified && forget_stale_copies(&state, &auth).await;
+    if one_team || cached_copy_stale {
         reply.set_cookies(reissue(&state, &meta, &auth).await?);
     }
     Ok(reply)
@@ -141,27 +166,31 @@ pub struct RejectedInvitation {
     member: Option<Member>,
 }
 
-/// The recipient declines.
-#[utoipa::path(post, path = "/organization/reject-invitation", tag = "invitation", request_body = InvitationIdBody,
+/// The recipient declines (an unverified one with the mailed link's `token`, as to accept).
+#[utoipa::path(post, path = "/organization/reject-invitation", tag = "invitation", request_body = AnswerInvitationBody,
     responses((status = 200, body = RejectedInvitation, description = "`{invitation, member: null}`"), SignedInBodyErrors))]
 async fn reject_invitation(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<InvitationIdBody, Session>,
+    Input { body, auth, meta }: Input<AnswerInvitationBody, Session>,
 ) -> Result<Reply, ApiError> {
-    let invitation = state
+    let rejected = state
         .invitations
         .clone()
         .reject_invitation(pb::RejectInvitationRequest {
             caller: caller(&auth),
             invitation_id: body.invitation_id,
+            token: body.token,
         })
         .await?
-        .into_inner()
-        .invitation;
-    Ok(Reply::json(&RejectedInvitation {
-        invitation: invitation_of(invitation)?,
+        .into_inner();
+    let mut reply = Reply::json(&RejectedInvitation {
+        invitation: invitation_of(rejected.invitation)?,
         member: None,
-    }))
+    });
+    if rejected.email_verified && forget_stale_copies(&state, &auth).await {
+        reply.set_cookies(reissue(&state, &meta, &auth).await?);
+    }
+    Ok(reply)
 }
 
 /// A member who may cancel invitations withdraws one.
@@ -187,10 +216,14 @@ async fn cancel_invitation(
 #[derive(Deserialize, ToSchema)]
 pub struct GetInvitationQuery {
     id: String,
+    /// The mailed link's token, for an unverified recipient.
+    token: Option<String>,
 }
 
-/// One invitation, for its recipient, with where it leads and who sent it.
-#[utoipa::path(get, path = "/organization/get-invitation", tag = "invitation", params(("id" = String, Query)),
+/// One invitation, for its recipient, with where it leads and who sent it. An unverified
+/// recipient needs the mailed link's `token` (`INVITATION_REQUIRE_EMAIL_VERIFICATION`).
+#[utoipa::path(get, path = "/organization/get-invitation", tag = "invitation",
+    params(("id" = String, Query), ("token" = Option<String>, Query, description = "The mailed link's token")),
     responses((status = 200, body = InvitationDetails, description = "The invitation with `organizationName`, `organizationSlug`, `inviterEmail`"), SessionErrors))]
 async fn get_invitation(
     State(state): State<AppState>,
@@ -206,6 +239,7 @@ async fn get_invitation(
         .get_invitation(pb::GetInvitationRequest {
             caller: caller(&session),
             invitation_id: body.id,
+            token: body.token,
         })
         .await?
         .into_inner()

@@ -47,18 +47,69 @@ pub struct Rules {
     /// `INVITATION_CANCEL_PENDING_ON_REINVITE` (default false): inviting an address again
     /// cancels its pending invitation instead of refusing.
     pub cancel_pending_on_reinvite: bool,
-    /// `INVITATION_REQUIRE_EMAIL_VERIFICATION` (default false): only a verified address may
-    /// accept or reject.
+    /// `INVITATION_REQUIRE_EMAIL_VERIFICATION` (default true; better-auth's default is false):
+    /// only a verified address, or one proved by the invitation's mailed link, may accept or
+    /// reject, so taking over an unverified address does not take its invitations.
     pub invitation_requires_verified_email: bool,
     /// `INVITATION_PAGE` (default `/accept-invitation/`): the web app's page a mailed
     /// invitation opens, the invitation's id appended.
     pub invitation_page: String,
+    pub invitation_mails: InvitationMailLimits,
     /// `TEAM_LIMIT` (default none): teams per organization.
     pub team_limit: Option<u32>,
     /// `TEAM_MEMBER_LIMIT` (default none): members per team.
     pub team_member_limit: Option<u32>,
     /// `TEAM_ALLOW_REMOVING_ALL` (default false): an organization's last team may be removed.
     pub allow_removing_all_teams: bool,
+}
+
+/// How many invitation mails (new invitations and resends) may go out, counted over a sliding
+/// window from the service's database (`invitation::throttle`). The defaults let an
+/// organization invite a full organization's worth of people (`ORGANIZATION_MEMBERSHIP_LIMIT`,
+/// 100) in one sitting, and an address hear from a handful of organizations, or one that
+/// resends a few times, in an hour; a flood to one address stops at 5 mails an hour.
+#[derive(Clone, Debug)]
+pub struct InvitationMailLimits {
+    /// `INVITATION_MAIL_WINDOW` (default 3600 s, at least 1): the window both limits count in.
+    pub window: Duration,
+    /// `INVITATION_MAILS_PER_RECIPIENT` (default 5, `0`: none): mails to one address, from
+    /// every organization together.
+    pub per_recipient: u32,
+    /// `INVITATION_MAILS_PER_ORGANIZATION` (default 100, `0`: none): mails one organization
+    /// sends, to every address together.
+    pub per_organization: u32,
+}
+
+impl Default for InvitationMailLimits {
+    fn default() -> Self {
+        Self {
+            window: Duration::from_secs(3600),
+            per_recipient: 5,
+            per_organization: 100,
+        }
+    }
+}
+
+impl InvitationMailLimits {
+    fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let defaults = Self::default();
+        let window = env.seconds("INVITATION_MAIL_WINDOW", defaults.window.as_secs())?;
+        if window.is_zero() {
+            return Err(ConfigError::Invalid {
+                name: "INVITATION_MAIL_WINDOW".into(),
+                value: "0".into(),
+                reason: "the window is at least 1 second".into(),
+            });
+        }
+        Ok(Self {
+            window,
+            per_recipient: env.parse("INVITATION_MAILS_PER_RECIPIENT", defaults.per_recipient)?,
+            per_organization: env.parse(
+                "INVITATION_MAILS_PER_ORGANIZATION",
+                defaults.per_organization,
+            )?,
+        })
+    }
 }
 
 impl OrganizationConfig {
@@ -92,8 +143,9 @@ impl OrganizationConfig {
                 cancel_pending_on_reinvite: env
                     .bool("INVITATION_CANCEL_PENDING_ON_REINVITE", false)?,
                 invitation_requires_verified_email: env
-                    .bool("INVITATION_REQUIRE_EMAIL_VERIFICATION", false)?,
+                    .bool("INVITATION_REQUIRE_EMAIL_VERIFICATION", true)?,
                 invitation_page: env.string("INVITATION_PAGE", DEFAULT_INVITATION_PAGE),
+                invitation_mails: InvitationMailLimits::from_env(env)?,
                 team_limit: (team_limit > 0).then_some(team_limit),
                 team_member_limit: (team_member_limit > 0).then_some(team_member_limit),
                 allow_removing_all_teams: env.bool("TEAM_ALLOW_REMOVING_ALL", false)?,
@@ -114,8 +166,9 @@ impl Default for Rules {
             invitation_expires_in: Duration::from_secs(172_800),
             invitation_limit: 100,
             cancel_pending_on_reinvite: false,
-            invitation_requires_verified_email: false,
+            invitation_requires_verified_email: true,
             invitation_page: DEFAULT_INVITATION_PAGE.to_string(),
+            invitation_mails: InvitationMailLimits::default(),
             team_limit: None,
             team_member_limit: None,
             allow_removing_all_teams: false,

@@ -74,6 +74,20 @@ impl Peers {
         }
     }
 
+    /// Has identity mark the user's address verified, as it proved its mailbox here: refused
+    /// with `EMAIL_MISMATCH` when `email` is no longer the user's.
+    pub async fn confirm_email(&self, user_id: &str, email: &str) -> Result<(), Failure> {
+        self.users
+            .clone()
+            .confirm_email(identity_pb::ConfirmEmailRequest {
+                user_id: user_id.to_string(),
+                email: email.to_string(),
+            })
+            .await
+            .map_err(|status| Failure::from_status(&status))?;
+        Ok(())
+    }
+
     /// The users with these ids that identity has, in no particular order: one call per
     /// [`MAX_USERS_PER_CALL`] ids.
     pub async fn users_by_id(&self, ids: &[String]) -> Result<Vec<identity_pb::User>, Failure> {

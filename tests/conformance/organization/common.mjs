@@ -250,9 +250,39 @@ export async function invite(inviter, organizationId, email, role = "member", ex
   return ok(res, `invite ${email} as ${role}`);
 }
 
-/** `u` accepts the invitation; returns {invitation, member}. */
+/**
+ * An invitation mail's link, `<base>/accept-invitation/<id>` (better-auth) or with
+ * `?token=<token>` (Gatehouse: the token proves the address it was mailed to): {id, token}.
+ */
+export function invitationLink(mail) {
+  const url = new URL(mail.url);
+  const id = decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "");
+  assert.equal(url.pathname.replace(/\/$/, ""), `${new URL(BASE_URL).pathname.replace(/\/$/, "")}/accept-invitation/${id}`, mail.url);
+  return { id, token: url.searchParams.get("token") };
+}
+
+/**
+ * How the invitee answers from the newest mail to `u`: `{invitationId}`, plus the link's
+ * `token` when it has one (Gatehouse requires a verified address, or that token, by default).
+ */
+export async function answerOf(u, invitationId) {
+  // The mail goes out after the request: wait until the newest one is this invitation's.
+  for (let tries = 0; ; tries += 1) {
+    const { id, token } = invitationLink(await mailTo(u.email));
+    if (id === invitationId) return token ? { invitationId, token } : { invitationId };
+    assert.ok(tries < 60, `no mail of invitation ${invitationId} to ${u.email}`);
+    await sleep(50);
+  }
+}
+
+/** `u` accepts the invitation from its mail: the raw reply. */
+export async function acceptFromMail(u, invitationId) {
+  return post(u, "/organization/accept-invitation", await answerOf(u, invitationId));
+}
+
+/** `u` accepts the invitation (from its mail); returns {invitation, member}. */
 export async function accept(u, invitationId) {
-  const res = await post(u, "/organization/accept-invitation", { invitationId });
+  const res = await acceptFromMail(u, invitationId);
   assert.equal(res.status, 200, `accept-invitation: ${show(res)}`);
   return res.json;
 }

@@ -27,13 +27,23 @@ export function invitationIdFrom(location: { pathname: string; search: string })
   return new URLSearchParams(location.search).get("id") || null;
 }
 
+/**
+ * The mailed link's `?token=`: it proves the invitee's address, so an unverified invitee may
+ * answer (and is verified by it). Kept through sign-in: the way back is this whole address.
+ */
+export function invitationTokenFrom(location: { search: string }): string | null {
+  return new URLSearchParams(location.search).get("token") || null;
+}
+
 /** The invitee's page: sign in first if needed (coming back here), then accept or decline. */
 export function AcceptInvitation() {
   const { data: session, error, isLoading, mutate } = useSession();
   const [id, setId] = useState<string | null>();
+  const [token, setToken] = useState<string | null>(null);
   const [here, setHere] = useState("/");
   useEffect(() => {
     setId(invitationIdFrom(window.location));
+    setToken(invitationTokenFrom(window.location));
     setHere(safeCallback(window.location.pathname + window.location.search));
   }, []);
 
@@ -85,14 +95,17 @@ export function AcceptInvitation() {
       </section>
     );
   }
-  return <Invitation key={`${session.user.id}-${id}`} id={id} session={session} here={here} />;
+  return <Invitation key={`${session.user.id}-${id}`} id={id} token={token} session={session} here={here} />;
 }
 
-function Invitation({ id, session, here }: { id: string; session: SessionData; here: string }) {
+function Invitation({ id, token, session, here }: { id: string; token: string | null; session: SessionData; here: string }) {
   const router = useRouter();
+  // The token rides along as an extra field, which the official client passes through.
+  const answer = token ? { invitationId: id, token } : { invitationId: id };
+  const query = token ? { id, token } : { id };
   const { data, error, isLoading, mutate } = useSWR<InvitationDetails | null, ApiError>(
     keys.invitation(session.user.id, id),
-    () => unwrap(authClient.organization.getInvitation({ query: { id } })) as Promise<InvitationDetails | null>,
+    () => unwrap(authClient.organization.getInvitation({ query })) as Promise<InvitationDetails | null>,
     { shouldRetryOnError: false, revalidateOnFocus: false },
   );
   const [busy, setBusy] = useState<"accept" | "reject" | "sign-out">();
@@ -102,13 +115,13 @@ function Invitation({ id, session, here }: { id: string; session: SessionData; h
   async function accept() {
     setBusy("accept");
     setFailure(undefined);
-    const { error } = await settle(authClient.organization.acceptInvitation({ invitationId: id }));
+    const { error } = await settle(authClient.organization.acceptInvitation(answer));
     if (error) {
       setBusy(undefined);
       setFailure(error);
       return;
     }
-    // Accepting made it the active organization.
+    // Accepting made it the active organization (and the link may have verified the address).
     await refreshSessionAndOrganizations();
     router.push("/organization/");
   }
@@ -116,7 +129,7 @@ function Invitation({ id, session, here }: { id: string; session: SessionData; h
   async function reject() {
     setBusy("reject");
     setFailure(undefined);
-    const { error } = await settle(authClient.organization.rejectInvitation({ invitationId: id }));
+    const { error } = await settle(authClient.organization.rejectInvitation(answer));
     setBusy(undefined);
     if (error) {
       setFailure(error);

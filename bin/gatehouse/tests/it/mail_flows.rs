@@ -801,3 +801,119 @@ async fn a_mailed_token_is_stored_nowhere_in_the_clear() {
         "the mail log keeps its bodies sealed"
     );
 }
+
+/// An invitation's mailed link (`/accept-invitation/<id>?token=…`): the invitation's id and
+/// the token.
+fn invitation_link(mail: &Mail) -> (String, String) {
+    let url = url::Url::parse(&mail.link).unwrap();
+    let id = url
+        .path_segments()
+        .unwrap()
+        .next_back()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        url.path(),
+        format!("/accept-invitation/{id}"),
+        "{}",
+        mail.link
+    );
+    (id, mail.token())
+}
+
+/// An invitation is for whoever reads the mail it was sent to: someone who made the address
+/// hers without owning it (unverified addresses change at once) is refused, while the real
+/// invitee, unverified, accepts through the mailed link and is verified by it, in the very
+/// next get-session, the cookie cache included.
+#[tokio::test]
+async fn an_invitation_goes_to_who_reads_its_mail_not_who_takes_its_address() {
+    let stack = Stack::start(&[("COOKIE_CACHE_ENABLED", "true")]).await;
+    let owner = stack.sign_up(&unique_email()).await.cookie_header();
+    let created = stack
+        .post(
+            "/organization/create",
+            json!({"name": "Acme", "slug": format!("acme-{}", gatehouse_kit::ids::random_alphanumeric(8).to_lowercase())}),
+            Some(&owner),
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.text);
+    let invite = |email: &str| json!({"email": email, "role": "admin"});
+
+    let victim = unique_email();
+    let sent = stack
+        .post("/organization/invite-member", invite(&victim), Some(&owner))
+        .await;
+    assert_eq!(sent.status, 200, "{}", sent.text);
+    let attacker = stack.sign_up(&unique_email()).await.cookie_header();
+    let moved = stack
+        .post(
+            "/change-email",
+            json!({"newEmail": victim}),
+            Some(&attacker),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.text);
+    // The cookies issued again, the cookie cache's copy with the new address among them.
+    let attacker = moved.cookie_header();
+    assert_eq!(session_of(&stack, &attacker).await["user"]["email"], victim);
+    let taken = stack
+        .post(
+            "/organization/accept-invitation",
+            json!({"invitationId": sent.json()["id"]}),
+            Some(&attacker),
+        )
+        .await;
+    assert_eq!(taken.status, 403, "{}", taken.text);
+    assert_eq!(
+        taken.error(),
+        (
+            "EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION".into(),
+            "Email verification required before accepting or rejecting invitation".into()
+        )
+    );
+
+    let invitee_email = unique_email();
+    let invitee = stack.sign_up(&invitee_email).await.cookie_header();
+    let sent = stack
+        .post(
+            "/organization/invite-member",
+            invite(&invitee_email),
+            Some(&owner),
+        )
+        .await;
+    assert_eq!(sent.status, 200, "{}", sent.text);
+    let (id, token) = invitation_link(&nth_mail(&stack, &invitee_email, 1).await);
+    assert_eq!(id, sent.json()["id"]);
+    let unproved = stack
+        .get(
+            &format!("/organization/get-invitation?id={id}"),
+            Some(&invitee),
+        )
+        .await;
+    assert_eq!(unproved.status, 403, "{}", unproved.text);
+    let shown = stack
+        .get(
+            &format!("/organization/get-invitation?id={id}&token={token}"),
+            Some(&invitee),
+        )
+        .await;
+    assert_eq!(shown.status, 200, "{}", shown.text);
+    let accepted = stack
+        .post(
+            "/organization/accept-invitation",
+            json!({"invitationId": id, "token": token}),
+            Some(&invitee),
+        )
+        .await;
+    assert_eq!(accepted.status, 200, "{}", accepted.text);
+    assert_eq!(accepted.json()["member"]["role"], "admin");
+    // Issued again: without them the cookie cache would show the address unverified a while.
+    let invitee = accepted.cookie_header();
+    assert!(invitee.contains("better-auth.session_data="), "{invitee}");
+    let session = session_of(&stack, &invitee).await;
+    assert_eq!(session["user"]["emailVerified"], true, "{session}");
+    assert_eq!(
+        session["session"]["activeOrganizationId"],
+        created.json()["id"]
+    );
+}

@@ -790,3 +790,105 @@ async fn a_members_new_profile_reaches_list_members_through_user_updated() {
     })
     .await;
 }
+
+/// An owner signed up on `stack`, with a new organization active: their cookie.
+async fn owner_of_new_organization(stack: &Stack) -> String {
+    let cookie = stack.sign_up(&unique_email()).await.cookie_header();
+    let created = stack
+        .post(
+            "/organization/create",
+            json!({"name": "Acme", "slug": slug()}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.text);
+    cookie
+}
+
+fn retry_after(reply: &crate::common::Reply) -> u64 {
+    reply.headers["x-retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// invite-member sends mail, so it counts under the mail rule (`RATE_LIMIT_EMAIL_*`), not the
+/// general one.
+#[tokio::test]
+async fn inviting_counts_under_the_mail_rate_rule() {
+    let stack = Stack::start(&[("RATE_LIMIT_EMAIL_MAX", "3")]).await;
+    let cookie = owner_of_new_organization(&stack).await;
+    let invite = |email: String| json!({"email": email, "role": "member"});
+    for attempt in 1..=3 {
+        let sent = stack
+            .post(
+                "/organization/invite-member",
+                invite(unique_email()),
+                Some(&cookie),
+            )
+            .await;
+        assert_eq!(sent.status, 200, "attempt {attempt}: {}", sent.text);
+    }
+    let limited = stack
+        .post(
+            "/organization/invite-member",
+            invite(unique_email()),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(limited.status, 429, "{}", limited.text);
+    assert_eq!(limited.error().0, "TOO_MANY_REQUESTS");
+    assert!((1..=60).contains(&retry_after(&limited)));
+    let listed = stack
+        .get("/organization/list-invitations", Some(&cookie))
+        .await;
+    assert_eq!(
+        listed.json().as_array().unwrap().len(),
+        3,
+        "refused: no invitation"
+    );
+}
+
+/// Past the per-address limit (`INVITATION_MAILS_PER_RECIPIENT`), a resend is a 429 in the
+/// protocol's shape with the wait in `X-Retry-After`, and mails nothing.
+#[tokio::test]
+async fn resending_to_one_address_stops_at_its_limit() {
+    let stack = Stack::start(&[("INVITATION_MAILS_PER_RECIPIENT", "2")]).await;
+    let cookie = owner_of_new_organization(&stack).await;
+    let target = unique_email();
+    let first = stack
+        .post(
+            "/organization/invite-member",
+            json!({"email": target, "role": "member"}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let again = json!({"email": target, "role": "member", "resend": true});
+    let resent = stack
+        .post("/organization/invite-member", again.clone(), Some(&cookie))
+        .await;
+    assert_eq!(resent.status, 200, "{}", resent.text);
+    let limited = stack
+        .post("/organization/invite-member", again, Some(&cookie))
+        .await;
+    assert_eq!(limited.status, 429, "{}", limited.text);
+    assert_eq!(
+        limited.error(),
+        (
+            "TOO_MANY_INVITATIONS_TO_THIS_EMAIL".into(),
+            "Too many invitations were sent to this email address recently. Try again later".into()
+        )
+    );
+    assert!((3590..=3600).contains(&retry_after(&limited)));
+    let listed = stack
+        .get("/organization/list-invitations", Some(&cookie))
+        .await
+        .json();
+    assert_eq!(
+        listed[0]["expiresAt"],
+        resent.json()["expiresAt"],
+        "not extended"
+    );
+}

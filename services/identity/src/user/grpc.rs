@@ -41,4 +41,15 @@ impl UserService for Users {
             user: Some(user.into()),
         }))
     }
+
+    async fn confirm_email(
+        &self,
+        request: Request<pb::ConfirmEmailRequest>,
+    ) -> Result<Response<pb::ConfirmEmailResponse>, Status> {
+        let r = request.into_inner();
+        let user = Users::confirm_email(self, &r.user_id, &r.email).await?;
+        Ok(Response::new(pb::ConfirmEmailResponse {
+            user: Some(user.into()),
+        }))
+    }
 }

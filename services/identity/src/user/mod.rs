@@ -1,5 +1,5 @@
 //! The `user` capability: reading users (`gatehouse.identity.v1.UserService`). Other services
-//! see users only through it.
+//! see users only through it, and confirm through it an address that proved its mailbox to them.
 
 pub mod grpc;
 pub mod store;
@@ -182,5 +182,23 @@ impl Users {
         store::find_by_email(&self.db, &email)
             .await?
             .ok_or_else(|| base::USER_NOT_FOUND.into())
+    }
+
+    /// An address another service saw prove its mailbox (an invitation's mailed link) becomes
+    /// verified, provided it is still the user's: `EMAIL_MISMATCH` when it changed meanwhile.
+    pub async fn confirm_email(&self, user_id: &str, email: &str) -> Result<User, IdentityError> {
+        let email = gatehouse_kit::validate::normalize_email(email);
+        let user = self.get(user_id).await?;
+        if user.email != email {
+            return Err(base::EMAIL_MISMATCH.into());
+        }
+        if user.email_verified {
+            return Ok(user);
+        }
+        let verified = store::verify_email(&self.db, user_id, &email)
+            .await?
+            .ok_or(base::EMAIL_MISMATCH)?;
+        tracing::info!(user_id = %verified.id, "email verified by an invitation's link");
+        Ok(verified)
     }
 }

@@ -122,6 +122,29 @@ pub async fn change_email(
     Ok(Some(user))
 }
 
+/// Marks the user's address verified while it is still `email`, with `user.updated`; `None`
+/// when there is no such user or their address is another now.
+pub async fn verify_email(db: &Db, user_id: &str, email: &str) -> Result<Option<User>, DbError> {
+    let mut tx = db.begin().await?;
+    let Some(at) = next_updated_at(&mut tx, user_id).await? else {
+        return Ok(None);
+    };
+    let changed =
+        query("UPDATE users SET email_verified = $1, updated_at = $2 WHERE id = $3 AND email = $4")
+            .bind(true)
+            .bind(at)
+            .bind(user_id)
+            .bind(email)
+            .execute(&mut tx)
+            .await?;
+    if changed == 0 {
+        return Ok(None);
+    }
+    let user = announce(&mut tx, user_id).await?;
+    tx.commit().await?;
+    Ok(Some(user))
+}
+
 /// Deletes the user with their accounts and mailed links, and records `user.deleted` (other
 /// services drop what the user had there: the session service ends their sessions);
 /// `false` when there was no such user.

@@ -51,4 +51,7 @@ crate::catalogue! {
     YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION = (403, "You are not a member of this organization"),
     YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS = (403, "You are not allowed to list invitations"),
     INVALID_TEAM_ID = (400, "Team id contains a reserved character"),
+    // Gatehouse's own: the invitation mail limits (`INVITATION_MAILS_PER_*`), with X-Retry-After.
+    TOO_MANY_INVITATIONS_TO_THIS_EMAIL = (429, "Too many invitations were sent to this email address recently. Try again later"),
+    TOO_MANY_INVITATIONS_FROM_THIS_ORGANIZATION = (429, "This organization sent too many invitations recently. Try again later"),
 }

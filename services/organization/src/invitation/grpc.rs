@@ -45,10 +45,13 @@ impl InvitationService for Invitations {
     ) -> Result<Response<pb::AcceptInvitationResponse>, Status> {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
-        let (invitation, member) = self.accept(&caller, &r.invitation_id).await?;
+        let accepted = self
+            .accept(&caller, &r.invitation_id, r.token.as_deref())
+            .await?;
         Ok(Response::new(pb::AcceptInvitationResponse {
-            invitation: Some(invitation.into()),
-            member: Some(member.into()),
+            invitation: Some(accepted.invitation.into()),
+            member: Some(accepted.member.into()),
+            email_verified: accepted.email_verified,
         }))
     }
 
@@ -58,9 +61,12 @@ impl InvitationService for Invitations {
     ) -> Result<Response<pb::RejectInvitationResponse>, Status> {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
-        let invitation = self.reject(&caller, &r.invitation_id).await?;
+        let rejected = self
+            .reject(&caller, &r.invitation_id, r.token.as_deref())
+            .await?;
         Ok(Response::new(pb::RejectInvitationResponse {
-            invitation: Some(invitation.into()),
+            invitation: Some(rejected.invitation.into()),
+            email_verified: rejected.email_verified,
         }))
     }
 
@@ -82,7 +88,9 @@ impl InvitationService for Invitations {
     ) -> Result<Response<pb::GetInvitationResponse>, Status> {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
-        let details = self.get(&caller, &r.invitation_id).await?;
+        let details = self
+            .get(&caller, &r.invitation_id, r.token.as_deref())
+            .await?;
         Ok(Response::new(pb::GetInvitationResponse {
             details: Some(details.into()),
         }))

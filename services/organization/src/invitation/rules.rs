@@ -12,7 +12,7 @@ use gatehouse_proto::events::v1::{
     InvitationCreated, InvitationStatusChanged, MailKind, MailRequested,
 };
 
-use super::{Details, Invitation, store};
+use super::{Accepted, Details, Invitation, Proof, Rejected, store, throttle};
 use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::member::{self, Member};
@@ -111,13 +111,23 @@ impl Invitations {
         let organization = organizations::find(&self.db, organization_id)
             .await?
             .ok_or(codes::ORGANIZATION_NOT_FOUND)?;
-        let pending = store::find_pending(&self.db, organization_id, &email, now).await?;
+        // Identity is asked before the transaction: no lock waits on another service.
+        let inviter = self.peers.user(&caller.user_id).await?;
+        let (token, token_hash) = super::new_link_token();
         let mut tx = self.db.begin().await?;
+        // Pending invitations and mails sent are counted as this one finds them.
+        organizations::lock(&mut tx, organization_id).await?;
+        let pending = store::find_pending(&mut tx, organization_id, &email, now).await?;
+        if pending.is_some() && !new.resend && !self.rules.cancel_pending_on_reinvite {
+            return Err(codes::USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION.into());
+        }
         let invitation = match pending {
-            Some(pending) if new.resend => store::extend(&mut tx, &pending.id, expires_at)
-                .await?
-                .ok_or(codes::INVITATION_NOT_FOUND)?,
-            Some(pending) if self.rules.cancel_pending_on_reinvite => {
+            Some(pending) if new.resend => {
+                store::extend(&mut tx, &pending.id, expires_at, &token_hash)
+                    .await?
+                    .ok_or(codes::INVITATION_NOT_FOUND)?
+            }
+            Some(pending) => {
                 store::settle(&mut tx, &pending.id, "canceled", now).await?;
                 self.fresh(
                     &mut tx,
@@ -127,10 +137,10 @@ impl Invitations {
                     new.team_ids,
                     caller,
                     now,
+                    &token_hash,
                 )
                 .await?
             }
-            Some(_) => return Err(codes::USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION.into()),
             None => {
                 self.fresh(
                     &mut tx,
@@ -140,11 +150,20 @@ impl Invitations {
                     new.team_ids,
                     caller,
                     now,
+                    &token_hash,
                 )
                 .await?
             }
         };
-        let inviter = self.peers.user(&caller.user_id).await?;
+        // Last, after better-auth's own refusals: dropping the transaction undoes the above.
+        throttle::admit(
+            &mut tx,
+            &self.rules.invitation_mails,
+            organization_id,
+            &email,
+            now,
+        )
+        .await?;
         let inviter_name = inviter
             .as_ref()
             .map_or_else(|| caller.email.clone(), |u| u.name.clone());
@@ -163,7 +182,7 @@ impl Invitations {
                 .as_ref()
                 .map_or_else(|| email.clone(), |u| u.name.clone()),
             language,
-            link_path: format!("{page}/{}", invitation.id),
+            link_path: format!("{page}/{}?token={token}", invitation.id),
             expires_in_seconds: i64::try_from(self.rules.invitation_expires_in.as_secs())
                 .unwrap_or(i64::MAX),
             params: [
@@ -196,6 +215,7 @@ impl Invitations {
         team_ids: &[String],
         caller: &Caller,
         now: chrono::DateTime<chrono::Utc>,
+        token_hash: &str,
     ) -> Result<Invitation, OrganizationError> {
         if store::count_pending(&mut *tx, &organization.id, now).await?
             >= i64::from(self.rules.invitation_limit)
@@ -225,32 +245,38 @@ impl Invitations {
             created_at: now,
             inviter_id: caller.user_id.clone(),
         };
-        store::insert(tx, &invitation).await?;
+        store::insert(tx, &invitation, token_hash).await?;
         Ok(invitation)
     }
 
     /// `POST /organization/accept-invitation`: the recipient becomes a member (and joins the
-    /// invitation's teams); the organization becomes their session's active one.
+    /// invitation's teams); the organization becomes their session's active one. `token`: the
+    /// mailed link's, which proves an unverified recipient's address (and verifies it).
     pub async fn accept(
         &self,
         caller: &Caller,
         invitation_id: &str,
-    ) -> Result<(Invitation, Member), OrganizationError> {
+        token: Option<&str>,
+    ) -> Result<Accepted, OrganizationError> {
         let now = ids::now();
         let invitation = store::find(&self.db, invitation_id)
             .await?
             .filter(|i| i.is_open(now))
             .ok_or(codes::INVITATION_NOT_FOUND)?;
-        self.check_recipient(
-            caller,
-            &invitation,
-            codes::EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION,
-        )?;
+        let proof = self
+            .check_recipient(
+                caller,
+                &invitation,
+                token,
+                codes::EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION,
+            )
+            .await?;
         if member::store::count(&self.db, &invitation.organization_id).await?
             >= i64::from(self.rules.membership_limit)
         {
             return Err(codes::ORGANIZATION_MEMBERSHIP_LIMIT_REACHED.into());
         }
+        self.confirm(caller, &invitation, proof).await?;
         let user = self.peers.user_to_copy(&caller.user_id).await;
         let mut tx = self.db.begin().await?;
         // Pending → accepted once, whoever else tries at the same moment.
@@ -291,7 +317,11 @@ impl Invitations {
         self.peers
             .set_active(caller, Some(accepted.organization_id.clone()), team)
             .await?;
-        Ok((accepted, member))
+        Ok(Accepted {
+            invitation: accepted,
+            member,
+            email_verified: proof == Proof::MailedLink,
+        })
     }
 
     /// `POST /organization/reject-invitation`.
@@ -299,19 +329,29 @@ impl Invitations {
         &self,
         caller: &Caller,
         invitation_id: &str,
-    ) -> Result<Invitation, OrganizationError> {
+        token: Option<&str>,
+    ) -> Result<Rejected, OrganizationError> {
         let now = ids::now();
         let invitation = store::find(&self.db, invitation_id)
             .await?
             .filter(|i| i.is_open(now))
             .ok_or_else(not_found_bang)?;
-        self.check_recipient(
-            caller,
-            &invitation,
-            codes::EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION,
-        )?;
-        self.settle(invitation_id, "rejected", now, not_found_bang)
-            .await
+        let proof = self
+            .check_recipient(
+                caller,
+                &invitation,
+                token,
+                codes::EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION,
+            )
+            .await?;
+        self.confirm(caller, &invitation, proof).await?;
+        let invitation = self
+            .settle(invitation_id, "rejected", now, not_found_bang)
+            .await?;
+        Ok(Rejected {
+            invitation,
+            email_verified: proof == Proof::MailedLink,
+        })
     }
 
     /// `POST /organization/cancel-invitation`: by a member who may cancel invitations.
@@ -347,6 +387,7 @@ impl Invitations {
         &self,
         caller: &Caller,
         invitation_id: &str,
+        token: Option<&str>,
     ) -> Result<Details, OrganizationError> {
         let now = ids::now();
         let invitation = store::find(&self.db, invitation_id)
@@ -357,8 +398,10 @@ impl Invitations {
         self.check_recipient(
             caller,
             &invitation,
+            token,
             codes::EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION,
-        )?;
+        )
+        .await?;
         let organization = organizations::find(&self.db, &invitation.organization_id)
             .await?
             .ok_or(codes::ORGANIZATION_NOT_FOUND)?;
@@ -432,20 +475,55 @@ impl Invitations {
         Ok(found)
     }
 
-    /// Only the recipient (the address, ignoring case), verified when that is required.
-    fn check_recipient(
+    /// Only the recipient (the address, ignoring case); when verification is required
+    /// (`INVITATION_REQUIRE_EMAIL_VERIFICATION`), only once that address is verified or the
+    /// mailed link's `token` proves its mailbox ([`Proof::MailedLink`]). A caller who took the
+    /// address without owning it (unverified addresses change at once) has neither.
+    async fn check_recipient(
         &self,
         caller: &Caller,
         invitation: &Invitation,
+        token: Option<&str>,
         unverified: gatehouse_kit::errors::ErrorCode,
-    ) -> Result<(), Failure> {
+    ) -> Result<Proof, OrganizationError> {
         if normalize_email(&caller.email) != invitation.email {
             return Err(codes::YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION.into());
         }
-        if self.rules.invitation_requires_verified_email && !caller.email_verified {
-            return Err(unverified.into());
+        if !self.rules.invitation_requires_verified_email || caller.email_verified {
+            return Ok(Proof::Address);
         }
-        Ok(())
+        match token {
+            Some(token) if store::link_token_matches(&self.db, &invitation.id, token).await? => {
+                Ok(Proof::MailedLink)
+            }
+            _ => Err(unverified.into()),
+        }
+    }
+
+    /// After a [`Proof::MailedLink`], identity marks the caller's address verified: the mail
+    /// reached it. Refused as not the recipient when the address is no longer theirs.
+    async fn confirm(
+        &self,
+        caller: &Caller,
+        invitation: &Invitation,
+        proof: Proof,
+    ) -> Result<(), OrganizationError> {
+        if proof != Proof::MailedLink {
+            return Ok(());
+        }
+        match self
+            .peers
+            .confirm_email(&caller.user_id, &invitation.email)
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(failure)
+                if failure.is(base::EMAIL_MISMATCH) || failure.is(base::USER_NOT_FOUND) =>
+            {
+                Err(codes::YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION.into())
+            }
+            Err(failure) => Err(failure.into()),
+        }
     }
 
     async fn settle(

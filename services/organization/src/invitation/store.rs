@@ -13,11 +13,12 @@ macro_rules! columns {
 
 pub const PENDING: &str = "pending";
 
-pub async fn insert(tx: &mut Tx, invitation: &Invitation) -> Result<(), DbError> {
+/// A new invitation, with the hash of its mailed link's token.
+pub async fn insert(tx: &mut Tx, invitation: &Invitation, token_hash: &str) -> Result<(), DbError> {
     query(concat!(
         "INSERT INTO invitations (",
         columns!(),
-        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        ", token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
     ))
     .bind(invitation.id.as_str())
     .bind(invitation.organization_id.as_str())
@@ -28,6 +29,7 @@ pub async fn insert(tx: &mut Tx, invitation: &Invitation) -> Result<(), DbError>
     .bind(invitation.expires_at)
     .bind(invitation.created_at)
     .bind(invitation.inviter_id.as_str())
+    .bind(token_hash)
     .execute(tx)
     .await?;
     Ok(())
@@ -122,21 +124,35 @@ pub async fn settle(
         .await
 }
 
-/// A re-sent invitation's new expiry.
+/// A re-sent invitation's new expiry, and the hash of the new mail's token (the earlier
+/// mail's link no longer proves anything).
 pub async fn extend(
     tx: &mut Tx,
     id: &str,
     expires_at: DateTime<Utc>,
+    token_hash: &str,
 ) -> Result<Option<Invitation>, DbError> {
     const SQL: &str = concat!(
-        "UPDATE invitations SET expires_at = $1 WHERE id = $2 RETURNING ",
+        "UPDATE invitations SET expires_at = $1, token_hash = $2 WHERE id = $3 RETURNING ",
         columns!()
     );
     query(SQL)
         .bind(expires_at)
+        .bind(token_hash)
         .bind(id)
         .fetch_optional(tx)
         .await
+}
+
+/// Whether `token` is the one the invitation's latest mail carried.
+pub async fn link_token_matches(on: impl Executor, id: &str, token: &str) -> Result<bool, DbError> {
+    let found: Option<(i32,)> =
+        query("SELECT 1 FROM invitations WHERE id = $1 AND token_hash = $2")
+            .bind(id)
+            .bind(super::token_hash(token))
+            .fetch_optional(on)
+            .await?;
+    Ok(found.is_some())
 }
 
 /// Pending invitations of the organization stop naming a removed team (their `team_id` is a

@@ -2,9 +2,12 @@
 //! `organization.user-events`), each in the consumer's transaction:
 //! - `user.updated`: the copy of a member's user moves to the event's snapshot, if newer
 //!   (`users.rs`); users who are no member are not copied.
-//! - `user.deleted`: the user's memberships, team memberships and copy go, and an organization
+//! - `user.deleted`: the user's memberships, team memberships and copy go; an organization
 //!   left without members is deleted with everything in it (`organization.deleted`, so
-//!   sessions that had it active lose it).
+//!   sessions that had it active lose it), and one left without an owner gets one
+//!   (`rules::keep_an_owner`). Its organizations are locked first, in id order, as the owner
+//!   rules lock them, so an owner stepping down at the same moment is decided either before
+//!   or after, never beside it.
 
 use gatehouse_kit::bus::Message;
 use gatehouse_kit::consumer::{Handler, HandlerFuture};
@@ -45,10 +48,16 @@ async fn updated(tx: &mut Tx, event: &UserUpdated) -> Result<(), BoxError> {
 }
 
 async fn deleted(tx: &mut Tx, user_id: &str) -> Result<(), BoxError> {
+    for organization_id in super::store::organization_ids_of(&mut *tx, user_id).await? {
+        crate::organization::store::lock(tx, &organization_id).await?;
+    }
     let left = super::store::delete_for_user(tx, user_id).await?;
     super::users::forget_unless_member(tx, user_id).await?;
     for organization_id in left {
         if super::store::count(&mut *tx, &organization_id).await? > 0 {
+            if let Some(owner) = super::rules::keep_an_owner(tx, &organization_id).await? {
+                tracing::info!(%organization_id, member_id = %owner.id, "owner left; a member promoted");
+            }
             continue;
         }
         crate::organization::store::delete(tx, &organization_id).await?;

@@ -1,9 +1,12 @@
 //! The member rules (§11.7), each refusal with better-auth's code and status, in better-auth's
 //! order. The owner rules: only an owner may make an owner or change one; the last owner can
-//! neither leave, nor be removed, nor stop being an owner.
+//! neither leave, nor be removed, nor stop being an owner. A change that may take an owner away
+//! reads the members and writes in one transaction with the organization locked
+//! (`organizations::lock`), so two owners demoting or removing each other at once are decided
+//! one after the other and the second is refused.
 
 use gatehouse_kit::access::Request;
-use gatehouse_kit::db::Db;
+use gatehouse_kit::db::{Db, DbError, Tx};
 use gatehouse_kit::errors::organization as codes;
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_kit::ids;
@@ -16,7 +19,7 @@ use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::organization::{Caller, Named, store as organizations};
 use crate::peers::Peers;
-use crate::permission::{self, MEMBER, wants};
+use crate::permission::{self, ADMIN, MEMBER, OWNER, wants};
 use crate::team;
 
 #[derive(Clone)]
@@ -163,10 +166,13 @@ impl Members {
         let organization_id = organization_id
             .or(caller.active_organization_id.as_deref())
             .ok_or(codes::NO_ACTIVE_ORGANIZATION)?;
-        let own = store::find_for_user(&self.db, organization_id, &caller.user_id)
+        // Every check reads the members as this change finds them (see `organizations::lock`).
+        let mut tx = self.db.begin().await?;
+        organizations::lock(&mut tx, organization_id).await?;
+        let own = store::find_for_user(&mut tx, organization_id, &caller.user_id)
             .await?
             .ok_or(codes::MEMBER_NOT_FOUND)?;
-        let target = store::find(&self.db, member_id)
+        let target = store::find(&mut tx, member_id)
             .await?
             .ok_or(codes::MEMBER_NOT_FOUND)?;
         if target.organization_id != organization_id {
@@ -189,21 +195,14 @@ impl Members {
         }
         if permission::is_owner(&target.role)
             && !permission::is_owner(&role)
-            && self.owners(organization_id).await? <= 1
+            && owners(&mut tx, organization_id).await? <= 1
         {
             return Err(codes::YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER.into());
         }
-        let mut tx = self.db.begin().await?;
         let updated = store::set_role(&mut tx, &target.id, &role)
             .await?
             .ok_or(codes::MEMBER_NOT_FOUND)?;
-        tx.enqueue(&OutboxEvent::new(&MemberRoleUpdated {
-            organization_id: updated.organization_id.clone(),
-            member_id: updated.id.clone(),
-            user_id: updated.user_id.clone(),
-            role: updated.role.clone(),
-        }))
-        .await?;
+        tx.enqueue(&role_updated(&updated)).await?;
         tx.commit().await?;
         Ok(updated)
     }
@@ -219,28 +218,39 @@ impl Members {
         let organization_id = organization_id
             .or(caller.active_organization_id.as_deref())
             .ok_or(codes::NO_ACTIVE_ORGANIZATION)?;
-        let own = store::find_for_user(&self.db, organization_id, &caller.user_id)
-            .await?
-            .ok_or(codes::MEMBER_NOT_FOUND)?;
-        let (target, user) = if id_or_email.contains('@') {
+        // Identity is asked before the organization is locked: no lock waits on another service.
+        let named_user = if id_or_email.contains('@') {
             let user = self
                 .peers
                 .user_by_email(id_or_email)
                 .await?
                 .ok_or(codes::MEMBER_NOT_FOUND)?;
-            let member = store::find_for_user(&self.db, organization_id, &user.id)
-                .await?
-                .ok_or(codes::MEMBER_NOT_FOUND)?;
-            (member, Some(MemberUser::from(&user)))
+            Some(user)
         } else {
-            let member = store::find(&self.db, id_or_email)
-                .await?
-                .filter(|m| m.organization_id == organization_id)
-                .ok_or(codes::MEMBER_NOT_FOUND)?;
-            (member, None)
+            None
+        };
+        let mut tx = self.db.begin().await?;
+        organizations::lock(&mut tx, organization_id).await?;
+        let own = store::find_for_user(&mut tx, organization_id, &caller.user_id)
+            .await?
+            .ok_or(codes::MEMBER_NOT_FOUND)?;
+        let (target, user) = match &named_user {
+            Some(user) => {
+                let member = store::find_for_user(&mut tx, organization_id, &user.id)
+                    .await?
+                    .ok_or(codes::MEMBER_NOT_FOUND)?;
+                (member, Some(MemberUser::from(user)))
+            }
+            None => {
+                let member = store::find(&mut tx, id_or_email)
+                    .await?
+                    .filter(|m| m.organization_id == organization_id)
+                    .ok_or(codes::MEMBER_NOT_FOUND)?;
+                (member, None)
+            }
         };
         if permission::is_owner(&target.role)
-            && (!permission::is_owner(&own.role) || self.owners(organization_id).await? <= 1)
+            && (!permission::is_owner(&own.role) || owners(&mut tx, organization_id).await? <= 1)
         {
             // better-auth answers a non-owner removing an owner with this code too.
             return Err(codes::YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER.into());
@@ -254,7 +264,8 @@ impl Members {
                 .with_status(401)
                 .into());
         }
-        self.delete(&target).await?;
+        delete(&mut tx, &target).await?;
+        tx.commit().await?;
         if target.user_id == caller.user_id
             && caller.active_organization_id.as_deref() == Some(organization_id)
         {
@@ -272,13 +283,16 @@ impl Members {
         caller: &Caller,
         organization_id: &str,
     ) -> Result<Member, OrganizationError> {
-        let own = store::find_for_user(&self.db, organization_id, &caller.user_id)
+        let mut tx = self.db.begin().await?;
+        organizations::lock(&mut tx, organization_id).await?;
+        let own = store::find_for_user(&mut tx, organization_id, &caller.user_id)
             .await?
             .ok_or(codes::MEMBER_NOT_FOUND)?;
-        if permission::is_owner(&own.role) && self.owners(organization_id).await? <= 1 {
+        if permission::is_owner(&own.role) && owners(&mut tx, organization_id).await? <= 1 {
             return Err(codes::YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER.into());
         }
-        self.delete(&own).await?;
+        delete(&mut tx, &own).await?;
+        tx.commit().await?;
         if caller.active_organization_id.as_deref() == Some(organization_id) {
             self.peers.set_active(caller, None, None).await?;
         }
@@ -336,12 +350,6 @@ impl Members {
         )
     }
 
-    /// How many members hold the owner role.
-    async fn owners(&self, organization_id: &str) -> Result<usize, OrganizationError> {
-        let roles = store::roles(&self.db, organization_id).await?;
-        Ok(roles.iter().filter(|r| permission::is_owner(r)).count())
-    }
-
     /// The roles asked for as one stored string; `ROLE_NOT_FOUND: <names>` for unknown ones.
     fn role_string(&self, roles: &[String]) -> Result<String, Failure> {
         let roles: Vec<String> = roles
@@ -358,18 +366,53 @@ impl Members {
         }
         Ok(roles.join(","))
     }
+}
 
-    async fn delete(&self, member: &Member) -> Result<(), OrganizationError> {
-        let mut tx = self.db.begin().await?;
-        store::delete(&mut tx, member).await?;
-        users::forget_unless_member(&mut tx, &member.user_id).await?;
-        tx.enqueue(&OutboxEvent::new(&MemberRemoved {
-            organization_id: member.organization_id.clone(),
-            member_id: member.id.clone(),
-            user_id: member.user_id.clone(),
-        }))
-        .await?;
-        tx.commit().await?;
-        Ok(())
+/// How many members hold the owner role (in the transaction that locked the organization).
+async fn owners(tx: &mut Tx, organization_id: &str) -> Result<usize, OrganizationError> {
+    let roles = store::roles(tx, organization_id).await?;
+    Ok(roles.iter().filter(|r| permission::is_owner(r)).count())
+}
+
+/// `member.role-updated` for `member` as it is now.
+fn role_updated(member: &Member) -> OutboxEvent {
+    OutboxEvent::new(&MemberRoleUpdated {
+        organization_id: member.organization_id.clone(),
+        member_id: member.id.clone(),
+        user_id: member.user_id.clone(),
+        role: member.role.clone(),
+    })
+}
+
+/// Deletes the membership, with `member.removed`.
+async fn delete(tx: &mut Tx, member: &Member) -> Result<(), OrganizationError> {
+    store::delete(tx, member).await?;
+    users::forget_unless_member(tx, &member.user_id).await?;
+    tx.enqueue(&OutboxEvent::new(&MemberRemoved {
+        organization_id: member.organization_id.clone(),
+        member_id: member.id.clone(),
+        user_id: member.user_id.clone(),
+    }))
+    .await?;
+    Ok(())
+}
+
+/// After a membership went without anyone's say (its user was deleted), in the transaction
+/// that locked the organization: an organization left with members but no owner makes its
+/// longest-standing admin, else its longest-standing member, the owner (`member.role-updated`),
+/// so someone can still manage and delete it. The member promoted, if any.
+pub async fn keep_an_owner(tx: &mut Tx, organization_id: &str) -> Result<Option<Member>, DbError> {
+    let members = store::all_of(&mut *tx, organization_id).await?;
+    if members.iter().any(|m| permission::is_owner(&m.role)) {
+        return Ok(None);
     }
+    let is_admin = |m: &&Member| permission::split(&m.role).any(|r| r == ADMIN);
+    let Some(heir) = members.iter().find(is_admin).or(members.first()) else {
+        return Ok(None);
+    };
+    let Some(promoted) = store::set_role(tx, &heir.id, OWNER).await? else {
+        return Ok(None);
+    };
+    tx.enqueue(&role_updated(&promoted)).await?;
+    Ok(Some(promoted))
 }

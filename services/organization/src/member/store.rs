@@ -108,6 +108,26 @@ pub async fn count(on: impl Executor, organization_id: &str) -> Result<i64, DbEr
     Ok(count)
 }
 
+/// The organizations `user_id` is a member of, by id (the order their rows are locked in).
+pub async fn organization_ids_of(on: impl Executor, user_id: &str) -> Result<Vec<String>, DbError> {
+    let rows: Vec<(String,)> =
+        query("SELECT organization_id FROM members WHERE user_id = $1 ORDER BY organization_id")
+            .bind(user_id)
+            .fetch_all(on)
+            .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// Every member of the organization, oldest first.
+pub async fn all_of(on: impl Executor, organization_id: &str) -> Result<Vec<Member>, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        columns!(),
+        " FROM members WHERE organization_id = $1 ORDER BY created_at, id"
+    );
+    query(SQL).bind(organization_id).fetch_all(on).await
+}
+
 /// Deletes every membership (and team membership) of a user; returns the organizations they
 /// were a member of.
 pub async fn delete_for_user(tx: &mut Tx, user_id: &str) -> Result<Vec<String>, DbError> {

@@ -36,6 +36,25 @@ pub async fn find_by_slug(on: impl Executor, slug: &str) -> Result<Option<Organi
     query(SQL).bind(slug).fetch_optional(on).await
 }
 
+/// Locks the organization's row until the transaction ends; whether there is one. Decisions
+/// about an organization's members as a whole (the owner rules: is another owner left?) are
+/// made after it, in the transaction that acts on them, so two made at once are taken one
+/// after the other, the second seeing what the first did. On PostgreSQL it is `FOR NO KEY
+/// UPDATE` (new members' and invitations' foreign keys, which only share the row, need not
+/// wait for it); a SQLite transaction holds the database's write lock from its start
+/// (`BEGIN IMMEDIATE`, kit's `Db::begin`), which serializes it already.
+pub async fn lock(tx: &mut Tx, id: &str) -> Result<bool, DbError> {
+    use gatehouse_kit::db::sea_query::{Alias, Expr, ExprTrait, LockType, Query};
+    let mut select = Query::select();
+    select
+        .column(Alias::new("id"))
+        .from(Alias::new("organizations"))
+        .and_where(Expr::col(Alias::new("id")).eq(id))
+        .lock(LockType::NoKeyUpdate);
+    let found: Option<(String,)> = tx.build(&select).fetch_optional(&mut *tx).await?;
+    Ok(found.is_some())
+}
+
 /// The organizations `user_id` is a member of, oldest membership first.
 pub async fn list_for_user(db: &Db, user_id: &str) -> Result<Vec<Organization>, DbError> {
     const SQL: &str = "SELECT o.id, o.name, o.slug, o.logo, o.metadata, o.created_at \

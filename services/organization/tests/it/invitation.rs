@@ -16,7 +16,7 @@ use rstest::rstest;
 
 use crate::support::Services;
 
-fn refused<T: std::fmt::Debug>(result: Result<T, OrganizationError>) -> (String, u16) {
+pub fn refused<T: std::fmt::Debug>(result: Result<T, OrganizationError>) -> (String, u16) {
     match result {
         Err(OrganizationError::Refused(failure)) => {
             (failure.code().to_string(), failure.http_status())
@@ -25,7 +25,25 @@ fn refused<T: std::fmt::Debug>(result: Result<T, OrganizationError>) -> (String,
     }
 }
 
-fn invite<'a>(email: &'a str, roles: &'a [String]) -> NewInvitation<'a> {
+/// The token in the link of the newest mail of the invitation, as its recipient reads it.
+pub async fn mailed_token(db: &gatehouse_kit::db::Db, invitation_id: &str) -> String {
+    let mails: Vec<(Vec<u8>,)> =
+        query("SELECT payload FROM outbox WHERE topic = 'mail.requested' ORDER BY created_at, id")
+            .fetch_all(db)
+            .await
+            .unwrap();
+    let prefix = format!("/accept-invitation/{invitation_id}?token=");
+    mails
+        .iter()
+        .filter_map(|(payload,)| {
+            let mail = MailRequested::decode(payload.as_slice()).unwrap();
+            mail.link_path.strip_prefix(&prefix).map(str::to_string)
+        })
+        .next_back()
+        .expect("a mail of the invitation")
+}
+
+pub fn invite<'a>(email: &'a str, roles: &'a [String]) -> NewInvitation<'a> {
     NewInvitation {
         email,
         roles,
@@ -35,7 +53,7 @@ fn invite<'a>(email: &'a str, roles: &'a [String]) -> NewInvitation<'a> {
     }
 }
 
-async fn setup(
+pub async fn setup(
     services: &Services,
     backend: Backend,
     rules: Rules,
@@ -93,10 +111,11 @@ async fn an_invitation_is_mailed_resent_and_accepted_once(#[case] backend: Backe
     assert_eq!(mail.kind, i32::from(MailKind::OrganizationInvitation));
     assert_eq!(mail.to, email);
     assert_eq!(mail.name, "Ivan", "an account: their name");
-    assert_eq!(
-        mail.link_path,
-        format!("/accept-invitation/{}", invitation.id)
-    );
+    let token = mail
+        .link_path
+        .strip_prefix(&format!("/accept-invitation/{}?token=", invitation.id))
+        .expect("the page, the invitation and its token");
+    assert_eq!(token.len(), 32);
     assert_eq!(mail.params["organization"], "Acme");
     assert_eq!(mail.params["inviter"], "Olga");
     assert_eq!(mail.expires_in_seconds, 172_800);
@@ -111,10 +130,17 @@ async fn an_invitation_is_mailed_resent_and_accepted_once(#[case] backend: Backe
     assert_eq!(resent.id, invitation.id);
     assert!(resent.expires_at >= invitation.expires_at);
 
-    let (accepted, member) = invitations.accept(&invitee, &invitation.id).await.unwrap();
-    assert_eq!(accepted.status, "accepted");
+    let token = mailed_token(invitations.db(), &invitation.id).await;
+    let accepted = invitations
+        .accept(&invitee, &invitation.id, Some(&token))
+        .await
+        .unwrap();
+    assert_eq!(accepted.invitation.status, "accepted");
     assert_eq!(
-        (member.role.as_str(), member.user_id.as_str()),
+        (
+            accepted.member.role.as_str(),
+            accepted.member.user_id.as_str()
+        ),
         ("admin", invitee.user_id.as_str())
     );
     services.refresh(&mut invitee).await;
@@ -123,7 +149,11 @@ async fn an_invitation_is_mailed_resent_and_accepted_once(#[case] backend: Backe
         Some(organization.id.clone())
     );
     assert_eq!(
-        refused(invitations.accept(&invitee, &invitation.id).await),
+        refused(
+            invitations
+                .accept(&invitee, &invitation.id, Some(&token))
+                .await
+        ),
         ("INVITATION_NOT_FOUND".into(), 400),
         "once"
     );
@@ -154,15 +184,19 @@ async fn only_open_invitations_are_acted_on_by_whom_they_are_for(#[case] backend
         .await
         .unwrap();
     assert_eq!(
-        refused(invitations.accept(&stranger, &first.id).await),
+        refused(invitations.accept(&stranger, &first.id, None).await),
         ("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION".into(), 403)
     );
     assert_eq!(
         refused(invitations.cancel(&stranger, &first.id).await),
         ("MEMBER_NOT_FOUND".into(), 400)
     );
-    let rejected = invitations.reject(&invitee, &first.id).await.unwrap();
-    assert_eq!(rejected.status, "rejected", "{backend:?}");
+    let token = mailed_token(invitations.db(), &first.id).await;
+    let rejected = invitations
+        .reject(&invitee, &first.id, Some(&token))
+        .await
+        .unwrap();
+    assert_eq!(rejected.invitation.status, "rejected", "{backend:?}");
     assert_eq!(
         refused(invitations.cancel(&owner, &first.id).await),
         ("INVITATION_NOT_FOUND".into(), 400),
@@ -197,7 +231,7 @@ async fn only_open_invitations_are_acted_on_by_whom_they_are_for(#[case] backend
     // Expired: nobody can act on it, and it no longer counts against the limit.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(
-        refused(invitations.accept(&invitee, &second.id).await),
+        refused(invitations.accept(&invitee, &second.id, None).await),
         ("INVITATION_NOT_FOUND".into(), 400)
     );
     invitations

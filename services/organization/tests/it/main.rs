@@ -3,9 +3,12 @@
 //! services.
 
 mod invitation;
+mod invitation_links;
+mod invitation_mails;
 mod member;
 mod member_users;
 mod organization;
+mod owners;
 mod schema;
 mod support;
 mod team;

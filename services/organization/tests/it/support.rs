@@ -228,4 +228,18 @@ impl Services {
         caller.active_team_id = session.active_team_id.clone();
         session
     }
+
+    /// The user as the caller's session shows them now (what get-session answers).
+    pub async fn session_user(&self, caller: &Caller) -> gatehouse_proto::identity::v1::User {
+        self.sessions()
+            .get_session(session_pb::GetSessionRequest {
+                token: caller.session_token.clone(),
+                disable_refresh: true,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .user
+            .expect("a live session's user")
+    }
 }
