@@ -223,16 +223,19 @@ impl AmqpBus {
         for (confirm, copy, topic) in sent {
             let outcome = timeout(async {
                 let copied = match copy {
-                    Some(copy) => settled(copy, topic).await,
-                    None => Ok(()),
+                    Some(copy) => Some(settled(copy, topic).await),
+                    None => None,
                 };
-                match confirm {
-                    // The consumers' copy decides; the audit's counts only when it is the one.
-                    Some(confirm) => match (settled(confirm, topic).await, copied) {
-                        (_, Err(broken)) if !broken.is_about_the_message() => Err(broken),
-                        (outcome, _) => outcome,
-                    },
-                    None => copied,
+                match (settled(confirm, topic).await, copied) {
+                    (_, Some(Err(broken))) if !broken.is_about_the_message() => Err(broken),
+                    // No queue of ours takes it and nobody outside subscribed: the audit
+                    // queue's copy is where it lives.
+                    (Err(BusError::Unroutable(_)), Some(copied))
+                        if !self.topology.is_consumed(topic) =>
+                    {
+                        copied
+                    }
+                    (outcome, _) => outcome,
                 }
             })
             .await;
@@ -256,39 +259,31 @@ impl AmqpBus {
         published
     }
 
-    /// Sends `message` to the consumers' exchange, when a consumer queue takes its topic (or
-    /// there is no audit queue, which makes it unroutable), and a copy to the audit queue's
-    /// exchange: their confirms, to await.
+    /// Sends `message` to the events' exchange (mandatory: a consumer queue missing there
+    /// comes back) and a copy to the audit queue's exchange: their confirms, to await.
     async fn send_with_copy(
         &self,
         channel: &Channel,
         message: &Message,
-    ) -> Result<(Option<PublisherConfirm>, Option<PublisherConfirm>), BusError> {
-        let audit = self.topology.audit.as_deref();
-        let to_consumers = if self.topology.is_consumed(&message.topic) || audit.is_none() {
-            let exchange = &self.topology.exchange;
-            let properties = properties(message, 0, None);
-            Some(
-                send(
-                    channel,
-                    exchange,
-                    &message.topic,
-                    &message.payload,
-                    properties,
-                )
-                .await?,
-            )
-        } else {
-            None
-        };
-        let copy = match audit {
+    ) -> Result<(PublisherConfirm, Option<PublisherConfirm>), BusError> {
+        let exchange = &self.topology.exchange;
+        let to_consumers = properties(message, 0, None);
+        let confirm = send(
+            channel,
+            exchange,
+            &message.topic,
+            &message.payload,
+            to_consumers,
+        )
+        .await?;
+        let copy = match self.topology.audit.as_deref() {
             Some(audit) => {
-                let properties = properties(message, 0, None);
-                Some(send(channel, audit, &message.topic, &message.payload, properties).await?)
+                let to_audit = properties(message, 0, None);
+                Some(send(channel, audit, &message.topic, &message.payload, to_audit).await?)
             }
             None => None,
         };
-        Ok((to_consumers, copy))
+        Ok((confirm, copy))
     }
 
     /// A consumer's own connection on `queue`, with at most `prefetch` unsettled deliveries.

@@ -9,7 +9,8 @@
 //! [`BusError::Unroutable`], and the outbox counts it as a failure. The audit queue has an
 //! exchange of its own and gets a copy of each event apart: were it bound to the events'
 //! exchange, every publish would reach a queue and a consumer queue gone from the broker
-//! would go unnoticed. A topic no consumer takes goes to the audit queue alone.
+//! would go unnoticed. A topic no consumer of ours takes may come back unroutable (nobody
+//! outside subscribed to it either): its audit copy is then where it lives.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -288,12 +288,12 @@ async fn in_process_consumers_confirm_only_what_they_handled(#[case] backend: Ba
     let stopping = CancellationToken::new();
     memory_consumer(queue, &db, &bus, failing.clone(), &stopping);
     let ids = enqueue_updates(&publisher, ["u1".to_string()]).await;
-    outbox::spawn_relay(
-        publisher.clone(),
-        bus.clone(),
-        fast_relay(),
-        stopping.clone(),
-    );
+    // Attempts enough that the row is not parked before the process stops.
+    let patient = RelayConfig {
+        max_attempts: 1000,
+        ..fast_relay()
+    };
+    outbox::spawn_relay(publisher.clone(), bus.clone(), patient, stopping.clone());
     let tried = eventually(Duration::from_secs(5), || async {
         (failing.calls.load(Ordering::SeqCst) >= 1).then_some(())
     })
