@@ -79,7 +79,10 @@ impl DbError {
             _ => return false,
         };
         match error {
+            // A conversation with the server that broke down (a connection closed during its
+            // handshake reads as an unexpected answer), not a statement that failed.
             sqlx::Error::Io(_)
+            | sqlx::Error::Protocol(_)
             | sqlx::Error::Tls(_)
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed

@@ -136,17 +136,32 @@ impl Delivery {
     }
 
     /// Sends one claimed mail and records what happened, in a transaction of its own.
+    /// A database that is away for a moment (a restart) is waited for, within the claim's
+    /// lease, so that a mail the server accepted is not sent again for want of its record.
     async fn send(&self, mail: Claimed) {
-        let id = mail.id.clone();
         let result = self.attempt(&mail).await;
-        let recorded = async {
-            let mut tx = self.db.begin().await?;
-            self.record(&mut tx, mail, result).await?;
-            tx.commit().await
-        };
-        if let Err(error) = recorded.await {
-            // Its claim runs out and the mail is tried again: sent twice if it was accepted.
-            tracing::warn!(mail_id = %id, %error, "recording a mail's outcome failed; it will be tried again");
+        let mut wait = Duration::from_millis(250);
+        let give_up = Instant::now() + self.config.claim_lease.mul_f64(0.75);
+        loop {
+            let recorded = async {
+                let mut tx = self.db.begin().await?;
+                self.record(&mut tx, mail.clone(), result.clone()).await?;
+                tx.commit().await
+            };
+            match recorded.await {
+                Ok(()) => return,
+                Err(error) if error.is_unavailable() && Instant::now() + wait < give_up => {
+                    tracing::debug!(mail_id = %mail.id, %error, "the mail log is away; recording again");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(LONGEST_BACKOFF);
+                }
+                Err(error) => {
+                    // Its claim runs out and the mail is tried again: sent twice if it was
+                    // accepted.
+                    tracing::warn!(mail_id = %mail.id, %error, "recording a mail's outcome failed; it will be tried again");
+                    return;
+                }
+            }
         }
     }
 

@@ -58,7 +58,7 @@ pub async fn insert(tx: &mut Tx, mail: &NewMail<'_>) -> Result<(), DbError> {
 }
 
 /// A due mail, claimed for one attempt.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Claimed {
     pub id: String,
     pub recipient: String,

@@ -269,3 +269,78 @@ async fn a_mailer_killed_mid_delivery_sends_each_mail_once_more_at_most(#[case] 
     );
     sink.stop().await;
 }
+
+/// A mail the server accepted while the mail log was away for a moment (PostgreSQL
+/// restarting) is recorded once the log is back, not sent again when its claim runs out.
+#[tokio::test]
+async fn a_mail_sent_while_the_log_is_away_is_recorded_once_it_is_back_not_sent_again() {
+    use gatehouse_kit::config::Env;
+    use gatehouse_kit::db::{Db, query};
+    use gatehouse_kit::testing::{TestDb, ToggleProxy, postgres_target, postgres_url_through};
+    use gatehouse_mailer::config::MailerConfig;
+    use gatehouse_mailer::delivery::{Delivery, store, transport::Transport};
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    let port = free_port();
+    // The server takes a second over the mail: the log goes away meanwhile.
+    let sink = SmtpSink::start_with(port, temp_dir("log-away"), &["--delay", "1"]).await;
+    let database = TestDb::new(Backend::Postgres).await;
+    database.connect(&gatehouse_mailer::MIGRATIONS).await;
+    let proxy = ToggleProxy::start(&postgres_target(&database.url)).await;
+    let db = Db::connect(
+        &postgres_url_through(&database.url, proxy.addr),
+        2,
+        &gatehouse_mailer::MIGRATIONS,
+    )
+    .await
+    .unwrap();
+    let mut tx = db.begin().await.unwrap();
+    store::insert(
+        &mut tx,
+        &store::NewMail {
+            id: "mail-away",
+            recipient: "ada@example.com",
+            kind: "reset-password",
+            language: 3,
+            subject: "Reset",
+            text_body: "text",
+            html_body: "<p>html</p>",
+            now: gatehouse_kit::ids::now(),
+        },
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let url = format!("smtp://127.0.0.1:{port}");
+    let env = Env::from_pairs([("MAIL_URL", url.as_str())]);
+    let mut config = MailerConfig::from_env(&env, "/nonexistent").unwrap();
+    config.claim_lease = Duration::from_secs(4);
+    let shutdown = CancellationToken::new();
+    let _delivery = Delivery {
+        db: db.clone(),
+        transport: Transport::from_url(&config.mail_url, 1, None).unwrap(),
+        config,
+        queued: Arc::new(tokio::sync::Notify::new()),
+    }
+    .spawn(shutdown.clone());
+
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    proxy.cut();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    proxy.restore();
+    let sent = gatehouse_kit::testing::eventually(Duration::from_secs(15), || async {
+        let status: Option<(String,)> = query("SELECT status FROM mails WHERE id = 'mail-away'")
+            .fetch_optional(&db)
+            .await
+            .ok()?;
+        status.filter(|(status,)| status == "sent").map(|_| ())
+    })
+    .await;
+    assert!(sent.is_some(), "recorded as sent once the log was back");
+    // Past the claim's lease: a mail whose record was lost would have gone out again.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    shutdown.cancel();
+    assert_eq!(sink.received().len(), 1, "sent once");
+    sink.stop().await;
+}
