@@ -15,6 +15,7 @@ mod common;
 mod degraded;
 mod dev_mailbox;
 mod distributed;
+mod faults;
 mod listeners;
 mod mail_flows;
 mod observability;
