@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use gatehouse_kit::config::{
-    Backends, ConfigError, Env, ExposeSecret, SecretString, SessionLifetimes,
+    Backends, ConfigError, CredentialRules, Env, ExposeSecret, SecretString, SessionLifetimes,
 };
 use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::service::service_url;
@@ -104,6 +104,9 @@ pub struct GatewayConfig {
     /// `DEV_MAILBOX` (default false; standalone mode turns it on): serve the newest mails at
     /// `GET /api/dev/mailbox`, to loopback clients only.
     pub dev_mailbox: bool,
+    /// `PASSWORD_*_LENGTH`, `USERNAME_*_LENGTH`: identity enforces them; the OpenAPI document
+    /// says them.
+    pub credentials: CredentialRules,
 }
 
 #[derive(Clone, Debug)]
@@ -226,6 +229,7 @@ impl GatewayConfig {
                 billing_webhook::DEFAULT_LISTEN,
             ),
             dev_mailbox: s.dev_mailbox,
+            credentials: CredentialRules::from_env(env)?,
             web_dir: Some(s.web_dir.trim())
                 .filter(|dir| !dir.is_empty())
                 .map(std::path::PathBuf::from),

@@ -31,6 +31,23 @@ pub fn is_valid_email(email: &str) -> bool {
     local_ok && domain_ok
 }
 
+/// [`is_valid_email`] as a JSON Schema `pattern` (ECMA-262, which Rust's and Python's regular
+/// expressions read the same way), for the OpenAPI document, beside `format: email`: that
+/// format's own limits (RFC 5321: a local part of at most 64 characters, a domain of at most
+/// 253) are the rest of the rule.
+pub const EMAIL_PATTERN: &str =
+    r"^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}$";
+
+/// Whether a name (of a user, an organization, a team) holds a control character: C0 (line
+/// breaks, tabs, escape …), DEL or C1. Names go into mails, pages and logs, where a line
+/// break or an escape sequence could pass for something the platform wrote.
+pub fn has_control_characters(name: &str) -> bool {
+    name.chars().any(char::is_control)
+}
+
+/// [`has_control_characters`] refused, as a JSON Schema `pattern` for the OpenAPI document.
+pub const NO_CONTROL_CHARACTERS: &str = r"^[^\u0000-\u001F\u007F-\u009F]*$";
+
 /// How emails are stored and compared: trimmed and lower-cased.
 pub fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()
@@ -67,6 +84,24 @@ mod tests {
             "a@example.c0m",
         ] {
             assert!(!is_valid_email(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_with_control_characters_are_told_apart() {
+        for bad in [
+            "Acme\nInc",
+            "Acme\r\nBcc: x@example.com",
+            "tab\there",
+            "\u{1b}]8;;https://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\",
+            "del\u{7f}",
+            "c1\u{85}next line",
+            "nul\0",
+        ] {
+            assert!(has_control_characters(bad), "{bad:?}");
+        }
+        for good in ["Acme Inc.", "Zoë & Co — ünïcode", "emoji 🎉", ""] {
+            assert!(!has_control_characters(good), "{good:?}");
         }
     }
 }

@@ -8,6 +8,7 @@ use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use gatehouse_kit::config::CredentialRules;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::server::Server;
 use utoipa::openapi::{InfoBuilder, OpenApi, RefOr};
@@ -16,6 +17,8 @@ pub use crate::error::ErrorBody;
 use crate::html::escape_html;
 use crate::policy::{self, Policy};
 use crate::state::AppState;
+
+mod rules;
 
 /// What any route that reads a body (or a query) can answer besides its own errors.
 #[derive(utoipa::IntoResponses)]
@@ -111,6 +114,17 @@ pub enum SessionErrors {
     Unavailable(ErrorBody),
 }
 
+/// A query parameter that names one of `values`, or is empty for its default: the schema
+/// a derived enum cannot give (it has no empty variant).
+pub fn one_of_or_empty(values: &[&str]) -> RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let values = std::iter::once("").chain(values.iter().copied());
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(values))
+        .into()
+}
+
 /// One of the gateway's APIs, each with its own document under its own base path.
 #[derive(Clone, Copy, Debug)]
 pub struct Api {
@@ -173,12 +187,21 @@ pub fn finish(mut document: OpenApi, base_url: &url::Url, api: Api) -> OpenApi {
     document
 }
 
-/// The two document routes (rate-limited like any other, not listed in the document).
-pub fn router(document: OpenApi, api: Api) -> Router<AppState> {
-    let json = Arc::new(document.to_json().unwrap_or_else(|error| {
+/// The document as served: the types' schemas, with what the services check written in
+/// ([`rules`]).
+pub fn served_json(document: &OpenApi, lengths: &CredentialRules) -> String {
+    let mut served = serde_json::to_value(document).unwrap_or_else(|error| {
         tracing::error!(%error, "the OpenAPI document does not serialise");
-        "{}".into()
-    }));
+        serde_json::Value::Object(Default::default())
+    });
+    // The other API's targets are not in this document.
+    let _ = rules::apply(&mut served, lengths);
+    served.to_string()
+}
+
+/// The two document routes (rate-limited like any other, not listed in the document).
+pub fn router(document: OpenApi, api: Api, lengths: &CredentialRules) -> Router<AppState> {
+    let json = Arc::new(served_json(&document, lengths));
     let page = Arc::new(reference_page(&document, api.base_path));
     let guard =
         axum::middleware::from_fn(|request, next| policy::guard(Policy::DEFAULT, request, next));
