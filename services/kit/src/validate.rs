@@ -48,6 +48,17 @@ pub fn has_control_characters(name: &str) -> bool {
 /// [`has_control_characters`] refused, as a JSON Schema `pattern` for the OpenAPI document.
 pub const NO_CONTROL_CHARACTERS: &str = r"^[^\u0000-\u001F\u007F-\u009F]*$";
 
+/// The services' check of a name, for callers that do not come through the gateway (which
+/// refuses first, in the same words): `VALIDATION_ERROR` naming `field`.
+pub fn check_name(field: &str, name: &str) -> Result<(), crate::errors::Failure> {
+    if has_control_characters(name) {
+        return Err(crate::errors::base::VALIDATION_ERROR.with_message(format!(
+            "[body.{field}] Invalid string: must not contain control characters"
+        )));
+    }
+    Ok(())
+}
+
 /// How emails are stored and compared: trimmed and lower-cased.
 pub fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()
