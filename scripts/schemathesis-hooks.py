@@ -58,6 +58,14 @@ MALFORMED = {
     "CALLBACK_URL_REQUIRED",
 }
 
+# Refusals a parameter's schema cannot foresee: what `filterValue` and `filterOperator` may
+# be depends on `filterField` (a time, true or false, or text; the text operators on text
+# only), and OpenAPI has no way to make one query parameter's schema depend on another's.
+ACROSS_PARAMETERS = {
+    "GET /admin/list-users": ("[query.filterValue]", "[query.filterOperator] Unknown operator for"),
+    "GET /organization/list-members": ("[query.filterValue]", "[query.filterOperator] Unknown operator for"),
+}
+
 # Operations whose success may take something from the principal: its session, its role, its
 # organization, or the organization's place as the active one.
 DISARMING = {
@@ -108,6 +116,13 @@ class Principal:
         response.raise_for_status()
         self.cookie = f"{SESSION_COOKIE}={response.cookies.get(SESSION_COOKIE)}"
         self._grant()
+        user_id = response.json()["user"]["id"]
+        # A verified address, as an invitee's would be: the routes that list the caller's
+        # invitations answer only then.
+        verified = self._post(
+            "/admin/update-user", {"userId": user_id, "data": {"emailVerified": True}}, self.cookie
+        )
+        verified.raise_for_status()
         self._organize()
         self.made += 1
 
@@ -213,9 +228,12 @@ def valid_input_is_not_refused_as_malformed(ctx, response, case):
     if response.status_code not in (400, 413, 415, 422):
         return None
     try:
-        code = json.loads(response.content).get("code")
+        refusal = json.loads(response.content)
+        code, message = refusal.get("code"), refusal.get("message", "")
     except (ValueError, AttributeError):
-        code = None
+        code, message = None, ""
+    if any(message.startswith(prefix) for prefix in ACROSS_PARAMETERS.get(case.operation.label, ())):
+        return None
     if code in MALFORMED:
         raise AssertionError(
             f"A request valid by the document was refused as malformed ({response.status_code} {code}): "

@@ -300,11 +300,22 @@ fn check_field(
     required: &[String],
     issues: &mut Vec<String>,
 ) {
-    // A union (a role or a list of roles; `null` too when optional) fails as a whole, as zod
-    // says.
-    if let RefOr::T(Schema::OneOf(union)) = property {
+    // A union (a role or a list of roles) fails as a whole, as zod says; `Option<…>` of one
+    // (`oneOf: [null, union]`) too, when its value is not null.
+    let (unwrapped, nullable) = match property {
+        RefOr::T(Schema::OneOf(option))
+            if option.items.len() == 2
+                && option.items.iter().any(|i| types(i).0 == [Type::Null]) =>
+        {
+            let other = option.items.iter().find(|i| types(i).0 != [Type::Null]);
+            (other.unwrap_or(property), true)
+        }
+        _ => (property, false),
+    };
+    if let RefOr::T(Schema::OneOf(union)) = unwrapped {
         let refused = match value {
             None => required.iter().any(|r| r == name),
+            Some(Value::Null) if nullable => false,
             Some(v) => !union.items.iter().any(|item| fits(item, v)),
         };
         if refused {

@@ -107,6 +107,10 @@ pub struct GatewayConfig {
     /// `PASSWORD_*_LENGTH`, `USERNAME_*_LENGTH`: identity enforces them; the OpenAPI document
     /// says them.
     pub credentials: CredentialRules,
+    /// The roles an admin may give (`admin`, `user` and `ADMIN_CUSTOM_ROLES`'s) and a member
+    /// may have (`owner`, `admin`, `member` and `ORGANIZATION_ROLES`'s), for the document.
+    pub admin_role_names: Vec<String>,
+    pub organization_role_names: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -230,6 +234,16 @@ impl GatewayConfig {
             ),
             dev_mailbox: s.dev_mailbox,
             credentials: CredentialRules::from_env(env)?,
+            admin_role_names: gatehouse_kit::config::role_names(
+                env,
+                "ADMIN_CUSTOM_ROLES",
+                &["admin", "user"],
+            ),
+            organization_role_names: gatehouse_kit::config::role_names(
+                env,
+                "ORGANIZATION_ROLES",
+                &["owner", "admin", "member"],
+            ),
             web_dir: Some(s.web_dir.trim())
                 .filter(|dir| !dir.is_empty())
                 .map(std::path::PathBuf::from),

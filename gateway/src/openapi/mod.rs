@@ -8,7 +8,6 @@ use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use gatehouse_kit::config::CredentialRules;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::server::Server;
 use utoipa::openapi::{InfoBuilder, OpenApi, RefOr};
@@ -19,6 +18,8 @@ use crate::policy::{self, Policy};
 use crate::state::AppState;
 
 mod rules;
+
+pub use rules::DocumentSettings;
 
 /// What any route that reads a body (or a query) can answer besides its own errors.
 #[derive(utoipa::IntoResponses)]
@@ -184,24 +185,32 @@ pub fn finish(mut document: OpenApi, base_url: &url::Url, api: Api) -> OpenApi {
         .build();
     let base = base_url.as_str().trim_end_matches('/');
     document.servers = Some(vec![Server::new(format!("{base}{}", api.base_path))]);
+    // The error enums above refer to `ErrorBody` without registering it; a document whose
+    // routes name it nowhere else (billing's) would point at nothing.
+    document
+        .components
+        .get_or_insert_with(Default::default)
+        .schemas
+        .entry("ErrorBody".into())
+        .or_insert_with(<ErrorBody as utoipa::PartialSchema>::schema);
     document
 }
 
 /// The document as served: the types' schemas, with what the services check written in
 /// ([`rules`]).
-pub fn served_json(document: &OpenApi, lengths: &CredentialRules) -> String {
+pub fn served_json(document: &OpenApi, settings: &DocumentSettings) -> String {
     let mut served = serde_json::to_value(document).unwrap_or_else(|error| {
         tracing::error!(%error, "the OpenAPI document does not serialise");
         serde_json::Value::Object(Default::default())
     });
     // The other API's targets are not in this document.
-    let _ = rules::apply(&mut served, lengths);
+    let _ = rules::apply(&mut served, settings);
     served.to_string()
 }
 
 /// The two document routes (rate-limited like any other, not listed in the document).
-pub fn router(document: OpenApi, api: Api, lengths: &CredentialRules) -> Router<AppState> {
-    let json = Arc::new(served_json(&document, lengths));
+pub fn router(document: OpenApi, api: Api, settings: &DocumentSettings) -> Router<AppState> {
+    let json = Arc::new(served_json(&document, settings));
     let page = Arc::new(reference_page(&document, api.base_path));
     let guard =
         axum::middleware::from_fn(|request, next| policy::guard(Policy::DEFAULT, request, next));

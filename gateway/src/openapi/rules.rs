@@ -9,6 +9,42 @@ use gatehouse_kit::config::CredentialRules;
 use gatehouse_kit::validate::EMAIL_PATTERN;
 use serde_json::{Value, json};
 
+/// What the served documents say that depends on the configuration.
+#[derive(Clone, Debug)]
+pub struct DocumentSettings {
+    pub lengths: CredentialRules,
+    /// The roles an admin may give, and those a member may have.
+    pub admin_roles: Vec<String>,
+    pub organization_roles: Vec<String>,
+}
+
+impl Default for DocumentSettings {
+    fn default() -> Self {
+        Self {
+            lengths: CredentialRules::default(),
+            admin_roles: vec!["admin".into(), "user".into()],
+            organization_roles: vec!["owner".into(), "admin".into(), "member".into()],
+        }
+    }
+}
+
+impl From<&crate::config::GatewayConfig> for DocumentSettings {
+    fn from(config: &crate::config::GatewayConfig) -> Self {
+        Self {
+            lengths: config.credentials,
+            admin_roles: config.admin_role_names.clone(),
+            organization_roles: config.organization_role_names.clone(),
+        }
+    }
+}
+
+/// Roles: one name, or a list of them (the services also take names joined by commas).
+const ADMIN_ROLES: &[Target] = &[("SetRoleBody", &["role"]), ("CreateUserBody", &["role"])];
+const MEMBER_ROLES: &[Target] = &[
+    ("InviteMemberBody", &["role"]),
+    ("UpdateMemberRoleBody", &["role"]),
+];
+
 /// A property of a component schema: the schema's name and the path to the property through
 /// inline objects (`UpdateOrganizationBody`, `["data", "name"]`).
 type Target = (&'static str, &'static [&'static str]);
@@ -87,7 +123,8 @@ const LANGUAGES: &[Target] = &[
 
 /// Writes the rules into `document` (either API's); answers the targets it does not hold,
 /// which are the other API's (a unit test holds every target to one of the two).
-pub fn apply(document: &mut Value, lengths: &CredentialRules) -> Vec<String> {
+pub fn apply(document: &mut Value, settings: &DocumentSettings) -> Vec<String> {
+    let lengths = &settings.lengths;
     let mut missing = Vec::new();
     let codes: Vec<Value> = gatehouse_kit::language::Language::ALL
         .iter()
@@ -140,10 +177,20 @@ pub fn apply(document: &mut Value, lengths: &CredentialRules) -> Vec<String> {
             None => missing.push(format!("{}.{}", target.0, target.1.join("."))),
         }
     }
+    for (targets, names) in [
+        (ADMIN_ROLES, &settings.admin_roles),
+        (MEMBER_ROLES, &settings.organization_roles),
+    ] {
+        for target in targets {
+            match property(document, target) {
+                Some(property) => roles(property, names),
+                None => missing.push(format!("{}.{}", target.0, target.1.join("."))),
+            }
+        }
+    }
     missing.extend(permission_questions(document));
     missing.extend(shapes(document));
     never_null_bodies(document);
-    text_only_forms(document);
     if let Some(schemas) = document
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -153,10 +200,68 @@ pub fn apply(document: &mut Value, lengths: &CredentialRules) -> Vec<String> {
                 if property.get("format") == Some(&json!("email")) {
                     merge(property, &email);
                 }
+                if property.get("format") == Some(&json!("date-time")) {
+                    merge(property, &json!({ "pattern": DATE_TIME_PATTERN }));
+                }
             });
         }
     }
+    for_each_parameter(document, &mut |schema| {
+        if schema.get("format") == Some(&json!("date-time")) {
+            merge(schema, &json!({ "pattern": DATE_TIME_PATTERN }));
+        }
+    });
+    // Last: each form gets its own copy of its schema, with every rule above in it.
+    text_only_forms(document);
     missing
+}
+
+/// RFC 3339 as the handlers read it (chrono's `parse_from_rfc3339`), beside `format:
+/// date-time`, which schemathesis and others may not assert.
+const DATE_TIME_PATTERN: &str = r"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$";
+
+/// A role property: one of `names`, or a non-empty list of them (`null` too where it was
+/// allowed: an admin's new user may come without a role).
+fn roles(property: &mut Value, names: &[String]) {
+    let one = json!({ "type": "string", "enum": names });
+    let several = json!({ "type": "array", "items": one.clone(), "minItems": 1 });
+    let description = property.get("description").cloned();
+    let mut alternatives = vec![one, several];
+    if takes_null(property) || one_of_has_null(property) {
+        alternatives.push(json!({ "type": "null" }));
+    }
+    let mut schema = json!({ "oneOf": alternatives });
+    if let Some(description) = description {
+        schema["description"] = description;
+    }
+    *property = schema;
+}
+
+fn one_of_has_null(property: &Value) -> bool {
+    property
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .is_some_and(|items| items.iter().any(|i| i.get("type") == Some(&json!("null"))))
+}
+
+fn for_each_parameter(document: &mut Value, visit: &mut impl FnMut(&mut Value)) {
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for operation in item.values_mut() {
+            if let Some(parameters) = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+            {
+                for parameter in parameters {
+                    if let Some(schema) = parameter.get_mut("schema") {
+                        visit(schema);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// has-permission (admin and organization): the handlers want `permissions`, a map of resource
@@ -218,6 +323,20 @@ fn shapes(document: &mut Value) -> Vec<String> {
             Some(property) => merge(property, &falsy),
             None => missing.push(format!("UpdateUserBody.{field}")),
         }
+    }
+    // update-user: something must change (a name, username, display name or language, or
+    // the image, which `null` removes); the refused fields and unknown keys change nothing.
+    match document.pointer_mut("/components/schemas/UpdateUserBody") {
+        Some(body) => {
+            body["anyOf"] = json!([
+                { "required": ["name"], "properties": { "name": { "type": "string" } } },
+                { "required": ["image"] },
+                { "required": ["username"], "properties": { "username": { "type": "string" } } },
+                { "required": ["displayUsername"], "properties": { "displayUsername": { "type": "string" } } },
+                { "required": ["language"], "properties": { "language": { "type": "integer" } } },
+            ]);
+        }
+        None => missing.push("UpdateUserBody".into()),
     }
     // organization update: `data` must change something (a name, slug or metadata, or the
     // logo, which `null` clears).
@@ -374,7 +493,7 @@ mod tests {
     fn every_rule_names_a_property_of_one_of_the_documents() {
         let missing_in = |document: utoipa::openapi::OpenApi| {
             let mut document = serde_json::to_value(&document).unwrap();
-            apply(&mut document, &CredentialRules::default())
+            apply(&mut document, &DocumentSettings::default())
         };
         let auth = missing_in(crate::routes::routes().1);
         let billing = missing_in(crate::routes::billing_routes().1);
@@ -386,13 +505,16 @@ mod tests {
     fn the_lengths_follow_the_configuration() {
         let (_, document, _) = crate::routes::routes();
         let mut document = serde_json::to_value(&document).unwrap();
-        let lengths = CredentialRules {
-            password_min_length: 12,
-            password_max_length: 64,
-            username_min_length: 4,
-            username_max_length: 20,
+        let settings = DocumentSettings {
+            lengths: CredentialRules {
+                password_min_length: 12,
+                password_max_length: 64,
+                username_min_length: 4,
+                username_max_length: 20,
+            },
+            ..DocumentSettings::default()
         };
-        apply(&mut document, &lengths);
+        apply(&mut document, &settings);
         let sign_up = &document["components"]["schemas"]["SignUpBody"]["properties"];
         assert_eq!(sign_up["password"]["minLength"], 12);
         assert_eq!(sign_up["password"]["maxLength"], 64);

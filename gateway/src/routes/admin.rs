@@ -455,8 +455,20 @@ async fn forget_cached_user(state: &AppState, user_id: &str) {
 pub struct AdminUpdateUserBody {
     #[schema(value_type = Value)]
     user_id: Value,
-    /// The fields to set, better-auth's names (`name`, `email`, `role`, `banned`, …).
+    #[schema(value_type = AdminUserData, inline)]
     data: serde_json::Map<String, Value>,
+}
+
+/// The fields to set, better-auth's names (`name`, `email`, `role`, `banned`, …): at least
+/// one; the service judges each.
+#[derive(Deserialize, ToSchema)]
+#[schema(min_properties = 1)]
+#[allow(dead_code)]
+pub struct AdminUserData {
+    #[schema(max_length = 255, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
+    name: Option<String>,
+    #[serde(flatten)]
+    other: std::collections::HashMap<String, Value>,
 }
 
 /// Sets any of a user's fields (`user:update`, and the permission each field needs).

@@ -123,7 +123,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::openapi::router(
             billing_document,
             crate::openapi::BILLING,
-            &state.config.credentials,
+            &crate::openapi::DocumentSettings::from(&state.config),
         ))
         .merge(intake::router())
         .fallback(not_found)
@@ -150,7 +150,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::openapi::router(
             document,
             crate::openapi::AUTH,
-            &state.config.credentials,
+            &crate::openapi::DocumentSettings::from(&state.config),
         ))
         .fallback(unmatched)
         .method_not_allowed_fallback(move |state: State<AppState>, request: Request| {

@@ -397,6 +397,25 @@ impl CredentialRules {
     }
 }
 
+/// The role names a roles setting defines besides `builtin` (`ADMIN_CUSTOM_ROLES`,
+/// `ORGANIZATION_ROLES`: a JSON object keyed by role name), for the gateway's OpenAPI
+/// document. The service that owns the setting refuses it at start when it is not JSON.
+pub fn role_names(env: &Env, name: &str, builtin: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = builtin.iter().map(|n| n.to_string()).collect();
+    let custom = env
+        .raw(name)
+        .and_then(|raw| {
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&raw).ok()
+        })
+        .unwrap_or_default();
+    for role in custom.keys() {
+        if !names.contains(role) {
+            names.push(role.clone());
+        }
+    }
+    names
+}
+
 /// Hides credentials in a URL (`postgres://user:pw@host/db` → `postgres://user:***@host/db`,
 /// and `?password=…` → `?password=***`) so the effective configuration can be logged.
 pub fn redact_url(url: &str) -> String {

@@ -17,6 +17,7 @@ mod dev_mailbox;
 mod distributed;
 mod listeners;
 mod mail_flows;
+mod names;
 mod observability;
 mod openapi;
 mod organization;
