@@ -670,6 +670,41 @@ mod tests {
         assert_eq!(form, json!({"rememberMe": false, "name": "true"}));
     }
 
+    fn patterns(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(pattern)) = map.get("pattern") {
+                    found.push(pattern.clone());
+                }
+                map.values().for_each(|v| patterns(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| patterns(v, found)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_pattern_in_the_input_types_is_one_the_validator_decides() {
+        // The types' schemas (not the served documents, whose extra patterns the services
+        // check): a pattern here that `breaks_pattern` does not know would go unchecked.
+        let mut found = Vec::new();
+        for document in [crate::routes::routes().1, crate::routes::billing_routes().1] {
+            patterns(&serde_json::to_value(&document).unwrap(), &mut found);
+        }
+        assert!(!found.is_empty());
+        for pattern in found {
+            assert_eq!(pattern, gatehouse_kit::validate::NO_CONTROL_CHARACTERS);
+        }
+        assert_eq!(
+            breaks_pattern(gatehouse_kit::validate::NO_CONTROL_CHARACTERS, "a\nb"),
+            Some("Invalid string: must not contain control characters")
+        );
+        assert_eq!(
+            breaks_pattern(gatehouse_kit::validate::NO_CONTROL_CHARACTERS, "ab"),
+            None
+        );
+    }
+
     #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
     #[allow(dead_code)]
     struct Numbers {

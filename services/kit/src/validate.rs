@@ -115,4 +115,49 @@ mod tests {
             assert!(!has_control_characters(good), "{good:?}");
         }
     }
+
+    #[test]
+    fn the_patterns_say_what_the_rules_decide() {
+        // The OpenAPI documents carry the patterns; the services decide with the functions.
+        let email = regex::Regex::new(EMAIL_PATTERN).unwrap();
+        for address in [
+            "a@example.com",
+            "Alice.B+tag@Mail.Example.co.uk",
+            "o'neil@x-y.io",
+            "x_y-z@a-.bc",
+            "",
+            "plain",
+            "a@b",
+            "a@b.c",
+            "@example.com",
+            "a@@example.com",
+            ".a@example.com",
+            "a.@example.com",
+            "a..b@example.com",
+            "a b@example.com",
+            "a@-x.com",
+            "a@example.c0m",
+            "a#b@example.com",
+            "a@exa_mple.com",
+        ] {
+            assert_eq!(
+                email.is_match(address),
+                is_valid_email(address),
+                "{address:?}"
+            );
+        }
+        let names = regex::Regex::new(NO_CONTROL_CHARACTERS).unwrap();
+        for c in (0..=0x2FFFu32)
+            .chain([0xFEFF, 0xFFFD, 0x1F389, 0x10FFFF])
+            .filter_map(char::from_u32)
+        {
+            let name = format!("a{c}b");
+            assert_eq!(
+                names.is_match(&name),
+                !has_control_characters(&name),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
 }
