@@ -338,6 +338,11 @@ fn shapes(document: &mut Value) -> Vec<String> {
         }
         None => missing.push("UpdateUserBody".into()),
     }
+    // an admin's update-user: a name is text (identity refuses `null` there).
+    match property(document, &("AdminUpdateUserBody", &["data", "name"])) {
+        Some(name) => name["type"] = json!("string"),
+        None => missing.push("AdminUpdateUserBody.data.name".into()),
+    }
     // organization update: `data` must change something (a name, slug or metadata, or the
     // logo, which `null` clears).
     match property(document, &("UpdateOrganizationBody", &["data"])) {
