@@ -5,6 +5,7 @@
 mod invitation;
 mod member;
 mod member_users;
+mod names;
 mod organization;
 mod schema;
 mod support;
