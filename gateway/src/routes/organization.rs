@@ -65,8 +65,8 @@ pub struct CreateOrganizationBody {
     slug: String,
     #[schema(max_length = 2048)]
     logo: Option<String>,
-    /// Any JSON object; stored as text.
-    #[schema(value_type = Option<HashMap<String, Value>>)]
+    /// Any JSON object (not null); stored as text.
+    #[schema(value_type = HashMap<String, Value>)]
     #[serde(default)]
     metadata: Option<serde_json::Map<String, Value>>,
     /// Leave the session's active organization as it is.
@@ -142,8 +142,8 @@ pub struct UpdateOrganizationData {
     #[schema(value_type = Option<String>, max_length = 2048)]
     #[serde(default, deserialize_with = "present")]
     logo: Option<Value>,
-    /// Any JSON object; stored as text.
-    #[schema(value_type = Option<HashMap<String, Value>>)]
+    /// Any JSON object (not null); stored as text.
+    #[schema(value_type = HashMap<String, Value>)]
     #[serde(default)]
     metadata: Option<serde_json::Map<String, Value>>,
 }
