@@ -707,6 +707,33 @@ mod tests {
 
     #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
     #[allow(dead_code)]
+    struct Bounded {
+        #[schema(minimum = 0, maximum = 1000000000000.0)]
+        seconds: Option<f64>,
+    }
+
+    #[test]
+    fn a_number_outside_its_bounds_is_refused_in_zods_words() {
+        for good in [json!({}), json!({"seconds": 0}), json!({"seconds": 1e12})] {
+            assert!(validate::<Bounded>("body", Some(&good)).is_ok(), "{good}");
+        }
+        for (bad, said) in [
+            (
+                json!({"seconds": -1}),
+                "[body.seconds] Too small: expected number to be >=0",
+            ),
+            (
+                json!({"seconds": 1.5e12}),
+                "[body.seconds] Too big: expected number to be <=1000000000000",
+            ),
+        ] {
+            let (_, text) = message(validate::<Bounded>("body", Some(&bad)).unwrap_err());
+            assert_eq!(text, said, "{bad}");
+        }
+    }
+
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[allow(dead_code)]
     struct Numbers {
         language: Option<i32>,
         seconds: Option<f64>,

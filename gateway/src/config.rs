@@ -113,6 +113,10 @@ pub struct GatewayConfig {
     pub organization_role_names: Vec<String>,
 }
 
+/// The roles identity and the organization service know without any setting.
+pub const BUILT_IN_ADMIN_ROLES: &[&str] = &["admin", "user"];
+pub const BUILT_IN_MEMBER_ROLES: &[&str] = &["owner", "admin", "member"];
+
 #[derive(Clone, Debug)]
 pub struct CookieSettings {
     /// `COOKIE_PREFIX` (default `better-auth`).
@@ -237,12 +241,12 @@ impl GatewayConfig {
             admin_role_names: gatehouse_kit::config::role_names(
                 env,
                 "ADMIN_CUSTOM_ROLES",
-                &["admin", "user"],
+                BUILT_IN_ADMIN_ROLES,
             ),
             organization_role_names: gatehouse_kit::config::role_names(
                 env,
                 "ORGANIZATION_ROLES",
-                &["owner", "admin", "member"],
+                BUILT_IN_MEMBER_ROLES,
             ),
             web_dir: Some(s.web_dir.trim())
                 .filter(|dir| !dir.is_empty())

@@ -22,10 +22,14 @@ impl Default for DocumentSettings {
     fn default() -> Self {
         Self {
             lengths: CredentialRules::default(),
-            admin_roles: vec!["admin".into(), "user".into()],
-            organization_roles: vec!["owner".into(), "admin".into(), "member".into()],
+            admin_roles: names(crate::config::BUILT_IN_ADMIN_ROLES),
+            organization_roles: names(crate::config::BUILT_IN_MEMBER_ROLES),
         }
     }
+}
+
+fn names(names: &[&str]) -> Vec<String> {
+    names.iter().map(|name| name.to_string()).collect()
 }
 
 impl From<&crate::config::GatewayConfig> for DocumentSettings {
@@ -271,7 +275,7 @@ fn for_each_parameter(document: &mut Value, visit: &mut impl FnMut(&mut Value)) 
 fn permission_questions(document: &mut Value) -> Vec<String> {
     let actions = json!({
         "type": "object",
-        "description": "Resource → actions: `{\"member\": [\"create\"]}`.",
+        "description": "Resource → actions: `{\"user\": [\"ban\"]}`, `{\"member\": [\"create\"]}`.",
         "additionalProperties": { "type": "array", "items": { "type": "string" } },
     });
     let mut missing = Vec::new();
