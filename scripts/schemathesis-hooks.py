@@ -10,6 +10,8 @@
   less than the server enforces.
 - Billing endpoints are registered with their URL pointed at a closed loopback port, so that
   test events, replays and retries never leave the machine.
+- better-auth's status-only errors (an empty body labelled JSON) are not counted as bodies
+  that fail to parse; nothing else is excused.
 """
 
 from __future__ import annotations
