@@ -3,7 +3,7 @@
 # AND PostgreSQL; Redis and RabbitMQ outages; distributed mode as separate processes), the
 # proto lint, the web app (typecheck, Vitest, production build and its budget), the better-auth
 # client conformance suite and the web app's Playwright tests against a running standalone
-# stack, and the Kubernetes manifests: rendered and validated, then played as real pods with
+# stack, schemathesis against both OpenAPI documents, and the Kubernetes manifests: rendered and validated, then played as real pods with
 # podman.
 # It starts PostgreSQL, Redis and RabbitMQ if they are down; a suite whose backend cannot be
 # reached fails, it is never skipped.
@@ -66,7 +66,7 @@ export POLAR_WEBHOOK_SECRET="whsec_$(head -c 24 /dev/urandom | base64)"
 # Loopback allowed as a destination: the fan-out suite's receiver listens there.
 start_stack "$data_dir" POLAR_WEBHOOK_SECRET="$POLAR_WEBHOOK_SECRET" BILLING_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8
 gatehouse_pid=$stack_pid
-trap 'kill $gatehouse_pid $stack_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}"' EXIT
+trap 'kill $gatehouse_pid $stack_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}" "${st_dir:-}"' EXIT
 export GATEHOUSE_URL="http://localhost:$port"
 # The admin tests make their admins with the same command an operator uses.
 export ADMIN_GRANT_CMD="DATA_DIR=$data_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse admin grant --email"
@@ -92,6 +92,17 @@ GATEHOUSE_URL="http://localhost:$port" DELETE_ACCOUNT_MAIL=1 node --test tests/c
   { cat "$mail_dir/gatehouse.log"; exit 1; }
 kill "$stack_pid"; wait "$stack_pid" 2>/dev/null || true
 rm -rf "$mail_dir"
+
+step "schemathesis: both OpenAPI documents against a fresh stack (scripts/schemathesis.sh)"
+# Its own stack: the run makes, bans and deletes users, organizations and endpoints.
+# Endpoints it registers point at loopback only (the hooks), which this allows.
+st_dir="$(mktemp -d)"
+start_stack "$st_dir" BILLING_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8
+GATEHOUSE_URL="http://localhost:$port" \
+  ADMIN_GRANT_CMD="DATA_DIR=$st_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse admin grant --email" \
+  bash scripts/schemathesis.sh "$st_dir/reports" || { tail -n 200 "$st_dir/gatehouse.log"; exit 1; }
+kill "$stack_pid"; wait "$stack_pid" 2>/dev/null || true
+rm -rf "$st_dir"
 
 step "Kubernetes manifests (render, validate offline, one set per part)"
 command -v kubectl >/dev/null || { apt-get update -qq && apt-get install -y -qq kubectl >/dev/null; }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use gatehouse_kit::config::{
-    Backends, ConfigError, Env, ExposeSecret, SecretString, SessionLifetimes,
+    Backends, ConfigError, CredentialRules, Env, ExposeSecret, SecretString, SessionLifetimes,
 };
 use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::service::service_url;
@@ -108,7 +108,18 @@ pub struct GatewayConfig {
     /// `DEV_MAILBOX` (default false; `scripts/run.sh` turns it on): serve the newest mails at
     /// `GET /api/dev/mailbox`, to loopback clients naming a loopback host only.
     pub dev_mailbox: bool,
+    /// `PASSWORD_*_LENGTH`, `USERNAME_*_LENGTH`: identity enforces them; the OpenAPI document
+    /// says them.
+    pub credentials: CredentialRules,
+    /// The roles an admin may give (`admin`, `user` and `ADMIN_CUSTOM_ROLES`'s) and a member
+    /// may have (`owner`, `admin`, `member` and `ORGANIZATION_ROLES`'s), for the document.
+    pub admin_role_names: Vec<String>,
+    pub organization_role_names: Vec<String>,
 }
+
+/// The roles identity and the organization service know without any setting.
+pub const BUILT_IN_ADMIN_ROLES: &[&str] = &["admin", "user"];
+pub const BUILT_IN_MEMBER_ROLES: &[&str] = &["owner", "admin", "member"];
 
 #[derive(Clone, Debug)]
 pub struct CookieSettings {
@@ -235,6 +246,17 @@ impl GatewayConfig {
                 billing_webhook::DEFAULT_LISTEN,
             ),
             dev_mailbox: s.dev_mailbox,
+            credentials: CredentialRules::from_env(env)?,
+            admin_role_names: gatehouse_kit::config::role_names(
+                env,
+                "ADMIN_CUSTOM_ROLES",
+                BUILT_IN_ADMIN_ROLES,
+            ),
+            organization_role_names: gatehouse_kit::config::role_names(
+                env,
+                "ORGANIZATION_ROLES",
+                BUILT_IN_MEMBER_ROLES,
+            ),
             web_dir: Some(s.web_dir.trim())
                 .filter(|dir| !dir.is_empty())
                 .map(std::path::PathBuf::from),

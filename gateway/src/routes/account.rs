@@ -169,7 +169,7 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateUserBody {
-    #[schema(max_length = 255)]
+    #[schema(max_length = 255, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     name: Option<String>,
     /// A URL, or `null` to remove the image.
     #[schema(value_type = Option<String>, max_length = 2048)]

@@ -124,10 +124,10 @@ pub struct CreateUserBody {
     email: String,
     /// Omitted: no credential account.
     password: Option<String>,
-    #[schema(max_length = 255)]
+    #[schema(max_length = 255, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     name: String,
     /// A role or a list of roles.
-    #[schema(value_type = Option<Value>)]
+    #[schema(value_type = Option<RoleValue>, inline)]
     role: Option<Value>,
     /// More user fields (`emailVerified`, `image`, `username`, `banned`, …).
     data: Option<serde_json::Map<String, Value>>,
@@ -176,6 +176,8 @@ pub struct ListUsersQuery {
     /// `asc` (the default) or `desc`.
     #[schema(inline)]
     sort_direction: Option<SortDirection>,
+    /// Checked here, with or without a `filterValue`, like the operator.
+    #[schema(value_type = Option<UserField>, inline)]
     filter_field: Option<String>,
     /// Repeat the key for `in` and `not_in`.
     #[schema(max_length = 2048)]
@@ -183,6 +185,51 @@ pub struct ListUsersQuery {
     #[schema(inline)]
     filter_operator: Option<FilterOperator>,
 }
+
+/// A user's field as list-users names it (`sortBy`, `filterField`).
+#[derive(Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub enum UserField {
+    Id,
+    Name,
+    Email,
+    EmailVerified,
+    Image,
+    CreatedAt,
+    UpdatedAt,
+    Username,
+    DisplayUsername,
+    Role,
+    Banned,
+    BanReason,
+    BanExpires,
+}
+
+/// `sortBy`: a user's field, or empty for none (checked by the service).
+pub struct UserSortField;
+
+impl utoipa::PartialSchema for UserSortField {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::one_of_or_empty(&[
+            "id",
+            "name",
+            "email",
+            "emailVerified",
+            "image",
+            "createdAt",
+            "updatedAt",
+            "username",
+            "displayUsername",
+            "role",
+            "banned",
+            "banReason",
+            "banExpires",
+        ])
+    }
+}
+
+impl ToSchema for UserSortField {}
 
 #[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -300,18 +347,30 @@ async fn list_users(
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct ListUsersQueryParams {
+    #[param(max_length = 255)]
     search_value: Option<String>,
     #[param(inline)]
     search_field: Option<SearchField>,
     #[param(inline)]
     search_operator: Option<TextMatch>,
+    /// At most this many (and never more than 1000); 0: 1000.
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 1000)]
     limit: Option<u32>,
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 4294967295.0)]
     offset: Option<u32>,
-    sort_by: Option<String>,
+    #[param(inline)]
+    sort_by: Option<UserSortField>,
+    /// `asc` (the default) or `desc`.
     #[param(inline)]
     sort_direction: Option<SortDirection>,
-    filter_field: Option<String>,
+    /// The field `filterValue` is compared with (`email` when absent).
+    #[param(inline)]
+    filter_field: Option<UserField>,
+    /// Read as the field's kind: text, `true`/`false`, or an ISO 8601 time; repeat the key
+    /// for `in` and `not_in`.
+    #[param(max_length = 2048)]
     filter_value: Option<String>,
+    /// The text operators only on text fields.
     #[param(inline)]
     filter_operator: Option<FilterOperator>,
 }
@@ -396,8 +455,20 @@ async fn forget_cached_user(state: &AppState, user_id: &str) {
 pub struct AdminUpdateUserBody {
     #[schema(value_type = Value)]
     user_id: Value,
-    /// The fields to set, better-auth's names (`name`, `email`, `role`, `banned`, …).
+    #[schema(value_type = AdminUserData, inline)]
     data: serde_json::Map<String, Value>,
+}
+
+/// The fields to set, better-auth's names (`name`, `email`, `role`, `banned`, …): at least
+/// one; the service judges each.
+#[derive(Deserialize, ToSchema)]
+#[schema(min_properties = 1)]
+#[allow(dead_code)]
+pub struct AdminUserData {
+    #[schema(max_length = 255, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
+    name: Option<String>,
+    #[serde(flatten)]
+    other: std::collections::HashMap<String, Value>,
 }
 
 /// Sets any of a user's fields (`user:update`, and the permission each field needs).
@@ -437,7 +508,9 @@ pub struct BanUserBody {
     /// Empty or omitted: `ADMIN_DEFAULT_BAN_REASON`.
     #[schema(max_length = 1024)]
     ban_reason: Option<String>,
-    /// Seconds until the ban lifts itself; omitted or 0: until unbanned.
+    /// Seconds until the ban lifts itself; omitted or 0: until unbanned. At most 10¹²
+    /// (some 31,000 years), which every clock can add.
+    #[schema(minimum = 0, maximum = 1000000000000.0)]
     ban_expires_in: Option<f64>,
 }
 

@@ -57,19 +57,33 @@ pub struct ListEventsQuery {
     #[param(rename = "type")]
     event_type: Option<String>,
     /// Received at or after this time (ISO 8601).
+    #[param(format = DateTime)]
     since: Option<String>,
     /// Received before this time (ISO 8601).
+    #[param(format = DateTime)]
     until: Option<String>,
     /// Only events delivered (or being delivered) to this endpoint.
     endpoint_id: Option<String>,
     /// Only events with a delivery in this status: pending, delivered, failed or skipped.
+    #[param(value_type = Option<DeliveryStatus>, inline)]
     status: Option<String>,
     /// 1–100 (50 when absent).
     #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
     limit: Option<String>,
-    #[param(value_type = Option<u32>)]
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 4294967295.0)]
     offset: Option<String>,
     organization_id: Option<String>,
+}
+
+/// A delivery's status, as the log filters by it (checked by the service).
+#[derive(ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+    Skipped,
 }
 
 /// The organization's event log, newest first, each event with its endpoints' deliveries.
@@ -157,7 +171,7 @@ pub struct Replayed {
 /// Sends the event again, once, with the same `webhook-id` (counted against the
 /// organization's `RATE_LIMIT_REPLAY_*`).
 #[utoipa::path(post, path = "/events/{eventId}/replay", tag = "delivery",
-    params(("eventId" = String, Path)), request_body = ReplayEventBody,
+    params(("eventId" = String, Path)), request_body = Option<ReplayEventBody>,
     responses((status = 200, body = Replayed, description = "What was sent again"), BillingErrors))]
 async fn replay_event(
     State(state): State<AppState>,

@@ -32,7 +32,7 @@ pub fn router() -> Group {
 // Free-text fields are bounded (better-auth leaves them unbounded): a name of 255 characters,
 // an address of 254 (RFC 5321 §4.5.3.1.3), URLs of 2048.
 pub struct SignUpBody {
-    #[schema(max_length = 255)]
+    #[schema(max_length = 255, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     name: String,
     #[schema(format = Email, max_length = 254)]
     email: String,

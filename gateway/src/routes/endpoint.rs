@@ -202,7 +202,7 @@ pub struct UpdateEndpointBody {
 
 /// Changes the fields the body names.
 #[utoipa::path(patch, path = "/endpoints/{endpointId}", tag = "endpoint",
-    params(("endpointId" = String, Path)), request_body = UpdateEndpointBody,
+    params(("endpointId" = String, Path)), request_body = Option<UpdateEndpointBody>,
     responses((status = 200, body = Endpoint, description = "The endpoint as it is now"), BillingErrors))]
 async fn update_endpoint(
     State(state): State<AppState>,
@@ -280,7 +280,7 @@ async fn get_endpoint_secret(
 /// A new secret; the old one keeps signing beside it for the configured overlap
 /// (`BILLING_WEBHOOK_SECRET_OVERLAP_HOURS`).
 #[utoipa::path(post, path = "/endpoints/{endpointId}/rotate-secret", tag = "endpoint",
-    params(("endpointId" = String, Path)), request_body = OrganizationInput,
+    params(("endpointId" = String, Path)), request_body = Option<OrganizationInput>,
     responses((status = 200, body = Endpoint, description = "The endpoint"), BillingErrors))]
 async fn rotate_endpoint_secret(
     State(state): State<AppState>,
@@ -312,7 +312,7 @@ pub struct SentTestEvent {
 /// Sends a `webhook.test` event to this endpoint alone, delivered and retried like any other.
 /// Test events and replays count against the organization's `RATE_LIMIT_REPLAY_*`.
 #[utoipa::path(post, path = "/endpoints/{endpointId}/test", tag = "endpoint",
-    params(("endpointId" = String, Path)), request_body = OrganizationInput,
+    params(("endpointId" = String, Path)), request_body = Option<OrganizationInput>,
     responses((status = 200, body = SentTestEvent, description = "The test event and its delivery"), BillingErrors))]
 async fn send_test_event(
     State(state): State<AppState>,

@@ -14,7 +14,6 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::admin::RoleValue;
 use super::organization::{caller, reissue};
 use crate::error::ApiError;
 use crate::extract::{Input, MaybeSession, Session};
@@ -22,7 +21,7 @@ use crate::openapi::{SessionErrors, SignedInBodyErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::state::AppState;
-use crate::wire::organization::{Invitation, InvitationDetails, Member};
+use crate::wire::organization::{Invitation, InvitationDetails, Member, MemberRoles, TeamIds};
 
 pub fn router() -> Group {
     Group::new()
@@ -59,14 +58,13 @@ fn invitation_of(invitation: Option<pb::Invitation>) -> Result<Invitation, ApiEr
 pub struct InviteMemberBody {
     #[schema(max_length = 255)]
     email: String,
-    /// A role, several comma-separated, or a list of roles.
-    #[schema(value_type = RoleValue, inline)]
+    #[schema(value_type = MemberRoles, inline)]
     role: Value,
     organization_id: Option<String>,
     /// Send a pending invitation again, with a new expiry.
     resend: Option<bool>,
     /// A team of the organization, or a list of them, the invitee joins too.
-    #[schema(value_type = Option<RoleValue>, inline)]
+    #[schema(value_type = Option<TeamIds>, inline)]
     team_id: Option<Value>,
 }
 

@@ -13,7 +13,6 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::admin::RoleValue;
 use super::organization::caller;
 use crate::error::ApiError;
 use crate::extract::{Input, NoInput, Session};
@@ -21,7 +20,7 @@ use crate::openapi::{SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::state::AppState;
-use crate::wire::organization::Member;
+use crate::wire::organization::{Member, MemberRoles};
 
 pub fn router() -> Group {
     Group::new()
@@ -49,18 +48,67 @@ pub struct ListMembersQuery {
     /// At most this many (the membership limit when absent); not a whole number: ignored.
     limit: Option<String>,
     offset: Option<String>,
-    /// `createdAt` (the default), `role`, `userId` or `id`.
+    /// `createdAt` (the default), `role`, `userId` or `id` (checked by the service).
     sort_by: Option<String>,
     /// `asc` (the default) or `desc`.
     sort_direction: Option<String>,
+    /// The field `filterValue` is compared with (`userId` when absent); checked here, with or
+    /// without a `filterValue`, like the operator.
+    #[schema(value_type = Option<MemberField>, inline)]
     filter_field: Option<String>,
     filter_value: Option<String>,
     /// `eq` (the default), `ne`, `lt`, `lte`, `gt`, `gte`, `in`, `not_in`, `contains`,
     /// `starts_with`, `ends_with`.
+    #[schema(value_type = Option<MemberFilterOperator>, inline)]
     filter_operator: Option<String>,
     organization_id: Option<String>,
     organization_slug: Option<String>,
 }
+
+/// A member's field as list-members names it.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub enum MemberField {
+    #[serde(rename = "id")]
+    Id,
+    #[serde(rename = "organizationId")]
+    OrganizationId,
+    #[serde(rename = "userId")]
+    UserId,
+    #[serde(rename = "role")]
+    Role,
+    #[serde(rename = "createdAt")]
+    CreatedAt,
+}
+
+/// better-auth's filter operators.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum MemberFilterOperator {
+    Eq,
+    Ne,
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+    In,
+    NotIn,
+    Contains,
+    StartsWith,
+    EndsWith,
+}
+
+/// `sortBy`: a member's field, or empty for `createdAt` (checked by the service).
+pub struct MemberSortBy;
+
+impl utoipa::PartialSchema for MemberSortBy {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::one_of_or_empty(&["id", "organizationId", "userId", "role", "createdAt"])
+    }
+}
+
+impl ToSchema for MemberSortBy {}
 
 #[derive(Serialize, ToSchema)]
 pub struct ListMembersResponse {
@@ -70,9 +118,14 @@ pub struct ListMembersResponse {
 
 /// A page of the named (or active) organization's members with their users.
 #[utoipa::path(get, path = "/organization/list-members", tag = "member",
-    params(("limit" = Option<u32>, Query), ("offset" = Option<u32>, Query), ("sortBy" = Option<String>, Query),
-        ("sortDirection" = Option<String>, Query), ("filterField" = Option<String>, Query), ("filterValue" = Option<String>, Query),
-        ("filterOperator" = Option<String>, Query), ("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query)),
+    params(("limit" = Option<String>, Query, description = "At most this many: a whole number; anything else is ignored (the membership limit)"),
+        ("offset" = Option<String>, Query, description = "Skip this many: a whole number; anything else is ignored"),
+        ("sortBy" = inline(Option<MemberSortBy>), Query, description = "The field sorted by; empty or absent: `createdAt`"),
+        ("sortDirection" = inline(Option<super::admin::SortDirection>), Query),
+        ("filterField" = inline(Option<MemberField>), Query, description = "The field `filterValue` is compared with; absent: `userId`"),
+        ("filterValue" = Option<String>, Query, description = "Read as the field's kind: text, or an ISO 8601 time for `createdAt`"),
+        ("filterOperator" = inline(Option<MemberFilterOperator>), Query, description = "Absent: `eq`; the text operators only on text fields"),
+        ("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query)),
     responses((status = 200, body = ListMembersResponse, description = "`{members, total}`"), SessionErrors))]
 async fn list_members(
     State(state): State<AppState>,
@@ -163,8 +216,7 @@ async fn get_active_member_role(
 #[serde(rename_all = "camelCase")]
 pub struct UpdateMemberRoleBody {
     member_id: String,
-    /// A role, several comma-separated, or a list of roles.
-    #[schema(value_type = RoleValue, inline)]
+    #[schema(value_type = MemberRoles, inline)]
     role: Value,
     organization_id: Option<String>,
 }
@@ -270,6 +322,7 @@ async fn leave(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = OrganizationHasPermissionBody)]
 pub struct HasPermissionBody {
     /// Resource → actions: `{"member": ["create"]}`.
     #[schema(value_type = Option<Object>)]

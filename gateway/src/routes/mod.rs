@@ -123,6 +123,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::openapi::router(
             billing_document,
             crate::openapi::BILLING,
+            &crate::openapi::DocumentSettings::from(&state.config),
         ))
         .merge(intake::router())
         .fallback(not_found)
@@ -146,7 +147,11 @@ pub fn router(state: AppState) -> Router {
     let document = crate::openapi::finish(document, &state.config.base_url, crate::openapi::AUTH);
     let rules = Arc::new(rules);
     let auth = auth
-        .merge(crate::openapi::router(document, crate::openapi::AUTH))
+        .merge(crate::openapi::router(
+            document,
+            crate::openapi::AUTH,
+            &crate::openapi::DocumentSettings::from(&state.config),
+        ))
         .fallback(unmatched)
         .method_not_allowed_fallback(move |state: State<AppState>, request: Request| {
             wrong_method(state, rules.clone(), request)

@@ -55,14 +55,18 @@ fn metadata_text(metadata: Option<&serde_json::Map<String, Value>>) -> Option<St
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateOrganizationBody {
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     name: String,
     #[schema(min_length = 1, max_length = 255)]
     slug: String,
     #[schema(max_length = 2048)]
     logo: Option<String>,
     /// Any JSON object (not null); stored as text.
-    #[schema(value_type = HashMap<String, Object>)]
+    #[schema(value_type = HashMap<String, Value>)]
     #[serde(default)]
     metadata: Option<serde_json::Map<String, Value>>,
     /// Leave the session's active organization as it is.
@@ -126,7 +130,11 @@ async fn check_slug(
 /// `data` of an update: only the fields present change.
 #[derive(Deserialize, ToSchema)]
 pub struct UpdateOrganizationData {
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     name: Option<String>,
     #[schema(min_length = 1, max_length = 255)]
     slug: Option<String>,
@@ -134,8 +142,8 @@ pub struct UpdateOrganizationData {
     #[schema(value_type = Option<String>, max_length = 2048)]
     #[serde(default, deserialize_with = "present")]
     logo: Option<Value>,
-    /// Any JSON object; stored as text.
-    #[schema(value_type = HashMap<String, Object>)]
+    /// Any JSON object (not null); stored as text.
+    #[schema(value_type = HashMap<String, Value>)]
     #[serde(default)]
     metadata: Option<serde_json::Map<String, Value>>,
 }
@@ -241,7 +249,7 @@ pub struct GetFullOrganizationQuery {
 /// The named (or active) organization with its members, invitations and teams; `null` when
 /// none is named and none is active.
 #[utoipa::path(get, path = "/organization/get-full-organization", tag = "organization",
-    params(("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query), ("membersLimit" = Option<u32>, Query)),
+    params(("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query), ("membersLimit" = Option<String>, Query, description = "At most this many members: a whole number; anything else is ignored (the membership limit)")),
     responses((status = 200, body = Option<FullOrganization>, description = "The organization, or `null`"), SessionErrors))]
 async fn get_full_organization(
     State(state): State<AppState>,
@@ -292,7 +300,7 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<V
 
 /// Makes an organization (or none) the active one of the caller's session, and issues the
 /// session cookies again so the cookie cache shows it.
-#[utoipa::path(post, path = "/organization/set-active", tag = "organization", request_body = SetActiveBody,
+#[utoipa::path(post, path = "/organization/set-active", tag = "organization", request_body = Option<SetActiveBody>,
     responses((status = 200, body = Option<Organization>, description = "The active organization now, or `null`"), SignedInBodyErrors))]
 async fn set_active(
     State(state): State<AppState>,

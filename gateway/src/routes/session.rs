@@ -35,8 +35,8 @@ pub fn router() -> Group {
 /// better-auth's algorithm (§6.3): `null` without a valid cookie; the cookie cache when it is
 /// on and valid; otherwise the session service, which slides the expiry when due.
 #[utoipa::path(get, path = "/get-session", tag = "session",
-    params(("disableCookieCache" = Option<bool>, Query, description = "Read the session service even when the cookie cache is valid"),
-           ("disableRefresh" = Option<bool>, Query, description = "Do not slide the session's expiry")),
+    params(("disableCookieCache" = Option<String>, Query, description = "Read the session service even when the cookie cache is valid: any value but an empty one (`true`) turns it on, as better-auth reads it"),
+           ("disableRefresh" = Option<String>, Query, description = "Do not slide the session's expiry: any value but an empty one (`true`) turns it on")),
     responses((status = 200, body = Option<SessionWithUser>, description = "The session and its user, or `null` when signed out"), (status = 429, body = ErrorBody, description = "`TOO_MANY_REQUESTS`"), (status = 503, body = ErrorBody, description = "`SERVICE_UNAVAILABLE`")))]
 async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result<Reply, ApiError> {
     let Some(token) = session_cookies::token(&state, &meta) else {

@@ -44,7 +44,11 @@ fn team(team: Option<pb::Team>) -> Result<Team, ApiError> {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTeamBody {
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     name: String,
     organization_id: Option<String>,
 }
@@ -72,7 +76,11 @@ async fn create_team(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateTeamData {
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     name: Option<String>,
     /// The team's organization; the active one when absent.
     organization_id: Option<String>,
@@ -176,7 +184,7 @@ pub struct SetActiveTeamBody {
 
 /// Makes one of the caller's teams (or none) the active team of their session, and issues
 /// the session cookies again so the cookie cache shows it.
-#[utoipa::path(post, path = "/organization/set-active-team", tag = "team", request_body = SetActiveTeamBody,
+#[utoipa::path(post, path = "/organization/set-active-team", tag = "team", request_body = Option<SetActiveTeamBody>,
     responses((status = 200, body = Option<Team>, description = "The active team now, or `null`"), SignedInBodyErrors))]
 async fn set_active_team(
     State(state): State<AppState>,

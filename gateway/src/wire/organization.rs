@@ -16,10 +16,19 @@ pub struct Organization {
     /// The stored JSON text (or null), except from create and update: there the object
     /// parsed, and no key at all when there is none (better-auth's quirk, kept for clients
     /// that rely on it).
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<Metadata>)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
     pub created_at: String,
+}
+
+/// An organization's metadata as an answer shows it: the stored JSON text, or the object.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum Metadata {
+    Text(String),
+    Object(std::collections::HashMap<String, Value>),
 }
 
 impl Organization {
@@ -59,6 +68,27 @@ impl Organization {
             created_at: iso(organization.created_at_unix_ms),
         }
     }
+}
+
+/// Input: a member's role, several separated by commas, or a list of roles (the
+/// organization's roles: `owner`, `admin`, `member` and those `ORGANIZATION_ROLES` adds).
+/// The field that takes it carries no description of its own: beside an inline union one
+/// would turn it into a schema no value satisfies.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum MemberRoles {
+    One(String),
+    Several(Vec<String>),
+}
+
+/// Input: a team of the organization, or a list of them.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum TeamIds {
+    One(String),
+    Several(Vec<String>),
 }
 
 /// What a member list shows of a member's user.

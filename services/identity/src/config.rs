@@ -78,17 +78,19 @@ pub struct IdentityConfig {
 
 impl Default for IdentityConfig {
     fn default() -> Self {
+        // The lengths' defaults are kit's, which the gateway documents.
+        let lengths = gatehouse_kit::config::CredentialRules::default();
         Self {
             hash_pool_size: std::thread::available_parallelism().map_or(2, |n| n.get()),
             hash_queue_limit: None,
-            password_min_length: 8,
-            password_max_length: 128,
+            password_min_length: lengths.password_min_length,
+            password_max_length: lengths.password_max_length,
             sign_in_throttle_after: 5,
             sign_in_throttle_window: 900,
             sign_in_throttle_max_delay: 30,
             sign_in_hash_budget: None,
-            username_min_length: 3,
-            username_max_length: 30,
+            username_min_length: lengths.username_min_length,
+            username_max_length: lengths.username_max_length,
             admin_user_ids: Vec::new(),
             admin_roles: vec!["admin".into()],
             admin_custom_roles: None,

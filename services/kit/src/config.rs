@@ -367,6 +367,55 @@ impl SessionLifetimes {
     }
 }
 
+/// The lengths of passwords and usernames, in characters: enforced by identity, and written
+/// into the gateway's OpenAPI document, so both read the same variables.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(default)]
+pub struct CredentialRules {
+    /// `PASSWORD_MIN_LENGTH` (default 8) and `PASSWORD_MAX_LENGTH` (default 128).
+    pub password_min_length: usize,
+    pub password_max_length: usize,
+    /// `USERNAME_MIN_LENGTH` (default 3) and `USERNAME_MAX_LENGTH` (default 30).
+    pub username_min_length: usize,
+    pub username_max_length: usize,
+}
+
+impl Default for CredentialRules {
+    fn default() -> Self {
+        Self {
+            password_min_length: 8,
+            password_max_length: 128,
+            username_min_length: 3,
+            username_max_length: 30,
+        }
+    }
+}
+
+impl CredentialRules {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        env.load()
+    }
+}
+
+/// The role names a roles setting defines besides `builtin` (`ADMIN_CUSTOM_ROLES`,
+/// `ORGANIZATION_ROLES`: a JSON object keyed by role name), for the gateway's OpenAPI
+/// document. The service that owns the setting refuses it at start when it is not JSON.
+pub fn role_names(env: &Env, name: &str, builtin: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = builtin.iter().map(|n| n.to_string()).collect();
+    let custom = env
+        .raw(name)
+        .and_then(|raw| {
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&raw).ok()
+        })
+        .unwrap_or_default();
+    for role in custom.keys() {
+        if !names.contains(role) {
+            names.push(role.clone());
+        }
+    }
+    names
+}
+
 /// Hides credentials in a URL (`postgres://user:pw@host/db` → `postgres://user:***@host/db`,
 /// and `?password=…` → `?password=***`) so the effective configuration can be logged.
 pub fn redact_url(url: &str) -> String {

@@ -18,6 +18,7 @@ mod distributed;
 mod faults;
 mod listeners;
 mod mail_flows;
+mod names;
 mod observability;
 mod openapi;
 mod organization;

@@ -183,3 +183,194 @@ async fn the_reference_page_lists_every_operation() {
         "readable without a script from a CDN"
     );
 }
+
+fn refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref") {
+                out.push(reference.clone());
+            }
+            map.values().for_each(|v| refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
+
+async fn billing_document(stack: &Stack) -> Value {
+    let url = stack
+        .base
+        .replace("/api/auth", "/api/billing/open-api/generate-schema");
+    stack
+        .http
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// The schema a body property has, `$ref`s followed.
+fn body_property<'a>(doc: &'a Value, path: &str, property: &str) -> &'a Value {
+    let schema =
+        &operation(doc, "post", path)["requestBody"]["content"]["application/json"]["schema"];
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => &doc["components"]["schemas"][reference.rsplit('/').next().unwrap()],
+        None => schema,
+    };
+    &schema["properties"][property]
+}
+
+#[tokio::test]
+async fn both_documents_refer_only_to_schemas_they_hold() {
+    let stack = Stack::start(&[]).await;
+    for doc in [document(&stack).await, billing_document(&stack).await] {
+        let mut found = Vec::new();
+        refs(&doc, &mut found);
+        assert!(!found.is_empty());
+        for reference in found {
+            let pointer = reference.trim_start_matches('#');
+            assert!(
+                doc.pointer(pointer).is_some(),
+                "{} refers to {reference}, which it does not hold",
+                doc["info"]["title"]
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_role_is_one_of_the_roles_or_a_list_of_them() {
+    // `ORGANIZATION_ROLES` and `ADMIN_CUSTOM_ROLES` add roles; the document names them.
+    let stack = Stack::start(&[
+        (
+            "ORGANIZATION_ROLES",
+            r#"{"billing": {"invitation": ["create"]}}"#,
+        ),
+        ("ADMIN_CUSTOM_ROLES", r#"{"support": {"user": ["list"]}}"#),
+    ])
+    .await;
+    let doc = document(&stack).await;
+    for (path, names) in [
+        (
+            "/organization/invite-member",
+            ["owner", "admin", "member", "billing"].as_slice(),
+        ),
+        (
+            "/organization/update-member-role",
+            ["owner", "admin", "member", "billing"].as_slice(),
+        ),
+        ("/admin/set-role", ["admin", "user", "support"].as_slice()),
+    ] {
+        let role = body_property(&doc, path, "role");
+        // Once `allOf: [oneOf…, {type: object}]`, which no value satisfies.
+        assert!(
+            role.get("allOf").is_none() && role.get("type").is_none(),
+            "{path}: {role}"
+        );
+        let alternatives = role["oneOf"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{path}: {role}"));
+        let one = alternatives.iter().find(|a| a["type"] == "string").unwrap();
+        let several = alternatives.iter().find(|a| a["type"] == "array").unwrap();
+        assert_eq!(one["enum"], json!(names), "{path}");
+        assert_eq!(several["items"]["enum"], json!(names), "{path}");
+        assert_eq!(several["minItems"], 1, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_document_says_what_the_services_check() {
+    let stack = Stack::start(&[
+        ("PASSWORD_MIN_LENGTH", "10"),
+        ("PASSWORD_MAX_LENGTH", "64"),
+        ("USERNAME_MIN_LENGTH", "4"),
+        ("USERNAME_MAX_LENGTH", "20"),
+    ])
+    .await;
+    let doc = document(&stack).await;
+    let sign_up = |property| body_property(&doc, "/sign-up/email", property);
+    assert_eq!(sign_up("password")["minLength"], 10);
+    assert_eq!(sign_up("password")["maxLength"], 64);
+    assert_eq!(sign_up("username")["pattern"], "^[A-Za-z0-9_.]{4,20}$");
+    assert_eq!(
+        sign_up("email")["pattern"],
+        gatehouse_kit::validate::EMAIL_PATTERN
+    );
+    assert_eq!(
+        sign_up("name")["pattern"],
+        gatehouse_kit::validate::NO_CONTROL_CHARACTERS
+    );
+    assert_eq!(
+        sign_up("language")["enum"],
+        json!([0, 1, 3, 4, 6, 15, 16, 82, null])
+    );
+    // Sign-in's schema takes any string (the service answers `INVALID_EMAIL`), but says which.
+    let sign_in = |property| body_property(&doc, "/sign-in/email", property);
+    assert_eq!(
+        sign_in("email")["pattern"],
+        gatehouse_kit::validate::EMAIL_PATTERN
+    );
+    assert_eq!(sign_in("password")["maxLength"], 64);
+    assert!(sign_in("password").get("minLength").is_none());
+    for (path, property) in [
+        ("/change-password", "newPassword"),
+        ("/reset-password", "newPassword"),
+        ("/admin/set-user-password", "newPassword"),
+    ] {
+        let password = body_property(&doc, path, property);
+        assert_eq!(
+            (password["minLength"].clone(), password["maxLength"].clone()),
+            (json!(10), json!(64)),
+            "{path}"
+        );
+    }
+    // has-permission wants a map of resource to actions.
+    let admin = &doc["components"]["schemas"]["HasPermissionBody"];
+    assert_eq!(admin["required"], json!(["permissions"]));
+    assert_eq!(
+        admin["properties"]["permissions"]["additionalProperties"]["items"]["type"],
+        "string"
+    );
+}
+
+#[tokio::test]
+async fn an_optional_body_may_be_left_out_but_is_never_null_and_a_form_holds_no_null() {
+    let stack = Stack::start(&[]).await;
+    let doc = document(&stack).await;
+    for path in [
+        "/sign-out",
+        "/revoke-sessions",
+        "/revoke-other-sessions",
+        "/admin/stop-impersonating",
+        "/organization/set-active",
+        "/organization/set-active-team",
+    ] {
+        let body = &operation(&doc, "post", path)["requestBody"];
+        assert_ne!(
+            body["required"],
+            json!(true),
+            "{path}: the server reads no body as {{}}"
+        );
+        let schema = &body["content"]["application/json"]["schema"];
+        assert!(
+            schema.get("oneOf").is_none(),
+            "{path}: a JSON null body is refused: {schema}"
+        );
+    }
+    let form = &operation(&doc, "post", "/sign-up/email")["requestBody"]["content"]["application/x-www-form-urlencoded"]
+        ["schema"];
+    for (name, property) in form["properties"].as_object().unwrap() {
+        assert!(
+            !property["type"].to_string().contains("null"),
+            "a form field is text, never null: {name} {property}"
+        );
+    }
+    assert_eq!(
+        form["properties"]["email"]["pattern"],
+        gatehouse_kit::validate::EMAIL_PATTERN,
+        "the form's copy has the rules"
+    );
+}

@@ -28,6 +28,9 @@ impl AccountService for Accounts {
     ) -> Result<Response<pb::UpdateUserResponse>, Status> {
         let r = request.into_inner();
         require_user(&r.user_id)?;
+        if let Some(name) = &r.name {
+            gatehouse_kit::validate::check_name("name", name)?;
+        }
         let image = if r.clear_image {
             Some(None)
         } else {

@@ -55,6 +55,7 @@ impl AdminService for Admin {
     ) -> Result<Response<pb::CreateUserResponse>, Status> {
         let r = request.into_inner();
         required(&r.actor_id, "actor_id")?;
+        gatehouse_kit::validate::check_name("name", &r.name)?;
         let new = NewUserByAdmin {
             email: r.email,
             password: r.password,
@@ -111,6 +112,9 @@ impl AdminService for Admin {
         let r = request.into_inner();
         required(&r.actor_id, "actor_id")?;
         let data = object(&r.data_json, "data")?;
+        if let Some(Value::String(name)) = data.get("name") {
+            gatehouse_kit::validate::check_name("data.name", name)?;
+        }
         let changed = Admin::edit_user(self, &r.actor_id, &r.user_id, data).await?;
         Ok(Response::new(pb::EditUserResponse {
             user: user(changed),

@@ -19,6 +19,7 @@ impl EmailPasswordService for EmailPassword {
         request: Request<pb::SignUpEmailRequest>,
     ) -> Result<Response<pb::SignUpEmailResponse>, Status> {
         let r = request.into_inner();
+        gatehouse_kit::validate::check_name("name", &r.name)?;
         let user = self
             .sign_up(SignUp {
                 name: r.name,

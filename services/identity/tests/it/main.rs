@@ -6,6 +6,7 @@ mod admin;
 mod common;
 mod email_password;
 mod mail_links;
+mod names;
 mod schema;
 mod user;
 mod username;

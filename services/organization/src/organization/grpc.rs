@@ -46,6 +46,7 @@ impl OrganizationService for Organizations {
     ) -> Result<Response<pb::CreateOrganizationResponse>, Status> {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
+        gatehouse_kit::validate::check_name("name", &r.name)?;
         let (organization, owner) = self
             .create(
                 &caller,
@@ -78,6 +79,9 @@ impl OrganizationService for Organizations {
     ) -> Result<Response<pb::UpdateOrganizationResponse>, Status> {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
+        if let Some(name) = &r.name {
+            gatehouse_kit::validate::check_name("data.name", name)?;
+        }
         let change = store::Change {
             name: r.name,
             slug: r.slug,

@@ -31,6 +31,7 @@ impl TeamService for Teams {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
         required(&r.name, "name")?;
+        gatehouse_kit::validate::check_name("name", &r.name)?;
         let team = self
             .create(&caller, r.name, r.organization_id.as_deref())
             .await?;
@@ -46,6 +47,9 @@ impl TeamService for Teams {
         let r = request.into_inner();
         let caller = caller(r.caller)?;
         let team_id = required(&r.team_id, "team_id")?;
+        if let Some(name) = &r.name {
+            gatehouse_kit::validate::check_name("data.name", name)?;
+        }
         let team = self
             .update(&caller, team_id, r.name, r.organization_id.as_deref())
             .await?;

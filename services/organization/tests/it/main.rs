@@ -7,6 +7,7 @@ mod invitation_links;
 mod invitation_mails;
 mod member;
 mod member_users;
+mod names;
 mod organization;
 mod owners;
 mod schema;

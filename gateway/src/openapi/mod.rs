@@ -17,6 +17,10 @@ use crate::html::escape_html;
 use crate::policy::{self, Policy};
 use crate::state::AppState;
 
+mod rules;
+
+pub use rules::DocumentSettings;
+
 /// What any route that reads a body (or a query) can answer besides its own errors.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
@@ -111,6 +115,17 @@ pub enum SessionErrors {
     Unavailable(ErrorBody),
 }
 
+/// A query parameter that names one of `values`, or is empty for its default: the schema
+/// a derived enum cannot give (it has no empty variant).
+pub fn one_of_or_empty(values: &[&str]) -> RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let values = std::iter::once("").chain(values.iter().copied());
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(values))
+        .into()
+}
+
 /// One of the gateway's APIs, each with its own document under its own base path.
 #[derive(Clone, Copy, Debug)]
 pub struct Api {
@@ -170,15 +185,32 @@ pub fn finish(mut document: OpenApi, base_url: &url::Url, api: Api) -> OpenApi {
         .build();
     let base = base_url.as_str().trim_end_matches('/');
     document.servers = Some(vec![Server::new(format!("{base}{}", api.base_path))]);
+    // The error enums above refer to `ErrorBody` without registering it; a document whose
+    // routes name it nowhere else (billing's) would point at nothing.
+    document
+        .components
+        .get_or_insert_with(Default::default)
+        .schemas
+        .entry("ErrorBody".into())
+        .or_insert_with(<ErrorBody as utoipa::PartialSchema>::schema);
     document
 }
 
-/// The two document routes (rate-limited like any other, not listed in the document).
-pub fn router(document: OpenApi, api: Api) -> Router<AppState> {
-    let json = Arc::new(document.to_json().unwrap_or_else(|error| {
+/// The document as served: the types' schemas, with what the services check written in
+/// ([`rules`]).
+pub fn served_json(document: &OpenApi, settings: &DocumentSettings) -> String {
+    let mut served = serde_json::to_value(document).unwrap_or_else(|error| {
         tracing::error!(%error, "the OpenAPI document does not serialise");
-        "{}".into()
-    }));
+        serde_json::Value::Object(Default::default())
+    });
+    // The other API's targets are not in this document.
+    let _ = rules::apply(&mut served, settings);
+    served.to_string()
+}
+
+/// The two document routes (rate-limited like any other, not listed in the document).
+pub fn router(document: OpenApi, api: Api, settings: &DocumentSettings) -> Router<AppState> {
+    let json = Arc::new(served_json(&document, settings));
     let page = Arc::new(reference_page(&document, api.base_path));
     let guard =
         axum::middleware::from_fn(|request, next| policy::guard(Policy::DEFAULT, request, next));
