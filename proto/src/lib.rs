@@ -72,6 +72,7 @@ pub mod events {
         v1::UserUpdated => "user.updated",
         v1::UserDeleted => "user.deleted",
         v1::UserBanned => "user.banned",
+        v1::UserCredentialsChanged => "user.credentials-changed",
         v1::SessionRevoked => "session.revoked",
         v1::MailRequested => "mail.requested",
         v1::MailSent => "mail.sent",
@@ -105,10 +106,15 @@ pub mod events {
     }
 
     /// The session service drops its cached copies of a user who changed, and the sessions of
-    /// a user who was deleted or banned.
+    /// a user who was deleted or banned, or whose password or email an admin set.
     pub const SESSION_USER_EVENTS: Queue = Queue {
         name: "session.user-events",
-        topics: &["user.updated", "user.deleted", "user.banned"],
+        topics: &[
+            "user.updated",
+            "user.deleted",
+            "user.banned",
+            "user.credentials-changed",
+        ],
     };
 
     /// Sessions lose an organization that was deleted, or a team that was removed, as their

@@ -28,6 +28,12 @@
 //    400 {"message":"You are not impersonating anyone"} (no code).
 //  * Roles are read from the user row on each request: a granted / changed role
 //    counts on the user's next request and shows in their next get-session.
+//  * An admin acting on ANOTHER admin: better-auth refuses only impersonation
+//    (YOU_CANNOT_IMPERSONATE_ADMINS); every other route just does it. Gatehouse refuses
+//    them all on purpose, 403 YOU_CANNOT_CHANGE_ADMINS_ROLE / YOU_CANNOT_UPDATE_ADMINS /
+//    YOU_CANNOT_BAN_ADMINS (ban and unban) / YOU_CANNOT_REMOVE_ADMINS /
+//    YOU_CANNOT_SET_ADMINS_PASSWORD / YOU_CANNOT_REVOKE_ADMINS_SESSIONS, unless the caller
+//    is in ADMIN_USER_IDS; nothing changes. Both let an admin change themselves.
 //  * Validation messages: a missing `userId` (z.coerce.string) →
 //    "[body.userId] Invalid input: expected nonoptional, received undefined";
 //    a number / null userId is coerced to a string ("5", "null"): not found.
@@ -123,7 +129,9 @@
 //    sessions gone. Yourself → 400 YOU_CANNOT_REMOVE_YOURSELF "You cannot remove
 //    yourself"; unknown → 404.
 //  * POST /admin/set-user-password {userId, newPassword} → 200 {"status":true}
-//    (creates the credential account if missing; the user's sessions live on).
+//    (creates the credential account if missing; the user's sessions live on —
+//    Gatehouse ends them on purpose and mails the user, as it does for a new email
+//    set through update-user).
 //    Length checks first: < 8 → 400 PASSWORD_TOO_SHORT "Password too short" (even for
 //    an unknown user), > 128 → 400 PASSWORD_TOO_LONG; unknown → 404; "" →
 //    "[body.newPassword] newPassword cannot be empty", userId "" → "[body.userId]
@@ -145,6 +153,7 @@ import {
   BASE_URL,
   EXTRA_USER_KEYS,
   CookieJar,
+  GATEHOUSE,
   PASSWORD,
   SIGNATURE_RE,
   TOKEN_RE,
@@ -154,6 +163,7 @@ import {
   splitSigned,
   uniqueEmail,
 } from "./helpers.mjs";
+import { latestMail } from "./mail.mjs";
 
 const SECURE = new URL(BASE_URL).protocol === "https:";
 const PREFIX = SECURE ? "__Secure-better-auth" : "better-auth";
@@ -502,6 +512,41 @@ describe("admin routes: who may call them", () => {
     await assertUntouched(admin, target, beforeUser, "after the cross-origin calls");
   });
 
+  test("an admin on another admin: better-auth refuses impersonation only; Gatehouse every route, and nothing changes", async () => {
+    const admin = await newAdmin();
+    const peer = await newAdmin();
+    const beforeUser = await fetchUser(admin, peer.id);
+    // Each route that changes or acts as the peer, with Gatehouse's refusal.
+    const routes = [
+      ["/admin/set-role", { userId: peer.id, role: "admin" }, "YOU_CANNOT_CHANGE_ADMINS_ROLE", "You cannot change the role of an admin"],
+      ["/admin/update-user", { userId: peer.id, data: { name: "Hacked" } }, "YOU_CANNOT_UPDATE_ADMINS", "You cannot update an admin"],
+      ["/admin/update-user", { userId: peer.id, data: { email: uniqueEmail("adm-stolen") } }, "YOU_CANNOT_UPDATE_ADMINS", "You cannot update an admin"],
+      ["/admin/unban-user", { userId: peer.id }, "YOU_CANNOT_BAN_ADMINS", "You cannot ban or unban an admin"],
+      ["/admin/set-user-password", { userId: peer.id, newPassword: NEW_PASSWORD }, "YOU_CANNOT_SET_ADMINS_PASSWORD", "You cannot set the password of an admin"],
+      ["/admin/revoke-user-session", { sessionToken: peer.token }, "YOU_CANNOT_REVOKE_ADMINS_SESSIONS", "You cannot revoke the sessions of an admin"],
+      ["/admin/revoke-user-sessions", { userId: peer.id }, "YOU_CANNOT_REVOKE_ADMINS_SESSIONS", "You cannot revoke the sessions of an admin"],
+      ["/admin/ban-user", { userId: peer.id }, "YOU_CANNOT_BAN_ADMINS", "You cannot ban or unban an admin"],
+      ["/admin/remove-user", { userId: peer.id }, "YOU_CANNOT_REMOVE_ADMINS", "You cannot remove an admin"],
+    ];
+    if (!GATEHOUSE) {
+      // better-auth: each goes through (the last, remove-user, deletes the peer).
+      for (const [path, body] of routes) {
+        assert.equal((await call(admin, "POST", path, body)).status, 200, path);
+      }
+      return;
+    }
+    for (const [path, body, code, message] of routes) {
+      assertError(await call(admin, "POST", path, body), 403, forbidden(code, message), `${path} ${JSON.stringify(body)}`);
+    }
+    assertError(
+      await call(admin, "POST", "/admin/impersonate-user", { userId: peer.id }),
+      403, forbidden("YOU_CANNOT_IMPERSONATE_ADMINS", "You cannot impersonate admins"), "impersonate-user"
+    );
+    assert.deepEqual(await fetchUser(admin, peer.id), beforeUser, "the peer is untouched");
+    assert.equal((await sessionOf(peer)).session.token, peer.token, "the peer keeps its session");
+    assert.equal((await trySignIn(peer.email)).status, 200, "and its password");
+  });
+
   test("roles count from the next request: granted admin can list users; set-role back to user → 403; visible in get-session", async () => {
     const admin = await newAdmin();
     const other = await newUser();
@@ -515,8 +560,10 @@ describe("admin routes: who may call them", () => {
     assert.equal(up.error, null, JSON.stringify(up.error));
     assert.equal((await sessionOf(other)).user.role, "admin", "new role in the target's next get-session");
     assert.equal((await call(other, "GET", "/admin/list-users", { limit: 1 })).status, 200);
-    // and demote it again
-    await admin.client.admin.setRole({ userId: other.id, role: "user" });
+    // and demote it again: `other` steps down itself (Gatehouse lets no admin but a
+    // super-admin demote another admin)
+    const down = await other.client.admin.setRole({ userId: other.id, role: "user" });
+    assert.equal(down.error, null, JSON.stringify(down.error));
     assert.equal((await sessionOf(other)).user.role, "user");
     assertError(
       await call(other, "GET", "/admin/list-users", { limit: 1 }),
@@ -810,12 +857,13 @@ describe("POST /admin/set-role", () => {
   test("a string, then an array (comma-joined): {user}, and the target's next get-session shows it", async () => {
     const admin = await newAdmin();
     const target = await newUser();
-    const r1 = await call(admin, "POST", "/admin/set-role", { userId: target.id, role: "admin" });
+    // (the string first: once the target is an admin, Gatehouse lets only a super-admin change it)
+    const r1 = await call(admin, "POST", "/admin/set-role", { userId: target.id, role: "user" });
     assert.equal(r1.status, 200, r1.text);
     assert.deepEqual(Object.keys(r1.json), ["user"]);
-    assertWireUser(r1.json.user, { id: target.id, role: "admin" }, "set-role");
+    assertWireUser(r1.json.user, { id: target.id, role: "user" }, "set-role");
     assert.deepEqual(r1.setCookies, []);
-    assert.equal((await sessionOf(target)).user.role, "admin");
+    assert.equal((await sessionOf(target)).user.role, "user");
 
     const r2 = await admin.client.admin.setRole({ userId: target.id, role: ["user", "admin"] });
     assert.equal(r2.error, null);
@@ -878,14 +926,15 @@ describe("POST /admin/update-user", () => {
   test("role in data: string or array (comma-joined); not a string → 400 INVALID_ROLE_TYPE", async () => {
     const admin = await newAdmin();
     const target = await newUser();
-    const r1 = await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { role: "admin" } });
+    const r1 = await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { role: "user" } });
     assert.equal(r1.status, 200, r1.text);
-    assert.equal(r1.json.role, "admin");
+    assert.equal(r1.json.role, "user");
+    assertError(await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { role: 5 } }), 400, { message: "Invalid role type", code: "INVALID_ROLE_TYPE" }, "role 5");
+    assert.equal((await fetchUser(admin, target.id)).role, "user", "unchanged");
+    // (the array last: once the target is an admin, Gatehouse lets only a super-admin change it)
     const r2 = await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { role: ["user", "admin"] } });
     assert.equal(r2.json.role, "user,admin");
     assert.equal((await sessionOf(target)).user.role, "user,admin");
-    assertError(await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { role: 5 } }), 400, { message: "Invalid role type", code: "INVALID_ROLE_TYPE" }, "role 5");
-    assert.equal((await fetchUser(admin, target.id)).role, "user,admin", "unchanged");
   });
 
   test("email: stored lower-case; taken → 400 USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL; malformed → 400 INVALID_EMAIL", async () => {
@@ -893,10 +942,20 @@ describe("POST /admin/update-user", () => {
     const target = await newUser();
     const other = await newUser();
     const fresh = uniqueEmail("adm-moved");
+    const before = Date.now();
     const r = await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { email: fresh.toUpperCase() } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.email, fresh);
     assert.equal((await trySignIn(fresh)).status, 200, "signs in with the new email");
+    if (GATEHOUSE) {
+      // On purpose: the target is signed out, and the old address hears of it.
+      await assertSignedOut(target, "the target's session");
+      const mail = await latestMail(target.email, { after: before, timeoutMs: 10000 });
+      assert.equal(mail?.kind, "email-changed-by-admin", JSON.stringify(mail));
+      assert.ok(mail.text.includes(fresh), "names the new address");
+    } else {
+      assert.equal((await sessionOf(target)).session.token, target.token, "the target's session lives on");
+    }
     assertError(
       await call(admin, "POST", "/admin/update-user", { userId: target.id, data: { email: other.email.toUpperCase() } }),
       400, { message: "User already exists. Use another email.", code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL" }, "taken email"
@@ -1394,15 +1453,23 @@ describe("POST /admin/remove-user", () => {
 // ---------------------------------------------------------------- set-user-password
 
 describe("POST /admin/set-user-password", () => {
-  test("{status:true}: the new password works, the old one not; the user's sessions live on", async () => {
+  test("{status:true}: the new password works, the old one not; the user's sessions live on (Gatehouse: end, and a mail)", async () => {
     const admin = await newAdmin();
     const target = await newUser();
+    const before = Date.now();
     const res = await call(admin, "POST", "/admin/set-user-password", { userId: target.id, newPassword: NEW_PASSWORD });
     assertJsonAnswer(res, 200, { status: true }, "set-user-password");
     assert.deepEqual(res.setCookies, []);
     assertError(await trySignIn(target.email), 401, INVALID_LOGIN, "old password");
     assert.equal((await trySignIn(target.email, NEW_PASSWORD)).status, 200, "new password");
-    assert.equal((await sessionOf(target)).session.token, target.token, "existing session kept");
+    if (GATEHOUSE) {
+      // On purpose: whoever held the old password is signed out, and the user hears of it.
+      await assertSignedOut(target, "the target's session");
+      const mail = await latestMail(target.email, { after: before, timeoutMs: 10000 });
+      assert.equal(mail?.kind, "password-set-by-admin", JSON.stringify(mail));
+    } else {
+      assert.equal((await sessionOf(target)).session.token, target.token, "existing session kept");
+    }
   });
 
   test("a user created without a password gets a credential account", async () => {

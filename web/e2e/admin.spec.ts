@@ -88,7 +88,7 @@ test("impersonate a user with a banner that stays, then stop", async ({ page, re
   await expectHome(page, admin);
 });
 
-test("create a user, set a role, revoke their sessions and remove them", async ({ page, browser, request }) => {
+test("create a user, revoke their sessions and remove them", async ({ page, browser, request }) => {
   const admin = uniqueUser("ops-admin");
   await signUpViaApi(request, admin);
   makeAdmin(admin.email);
@@ -115,9 +115,6 @@ test("create a user, set a role, revoke their sessions and remove them", async (
   await expectHome(theirs, created);
 
   const dialog = await openManage(page, created);
-  await dialog.getByLabel("Set role to").selectOption("admin");
-  await dialog.getByRole("button", { name: "Save role" }).click();
-  await expect(dialog.getByRole("status")).toHaveText("Role set to admin.");
   await dialog.getByRole("button", { name: "Revoke all sessions" }).click();
   await expect(dialog.getByRole("status")).toHaveText("All of this user's sessions were revoked.");
   await theirs.goto("/account/");
@@ -129,6 +126,35 @@ test("create a user, set a role, revoke their sessions and remove them", async (
   await expect(page.getByText("No users match this search.")).toBeVisible();
   await signIn(theirs, created.email);
   await expect(theirs.getByLabel("Password", { exact: true })).toHaveAccessibleDescription("Wrong email or password.");
+  await other.close();
+});
+
+test("make a user an admin, whom another admin then cannot ban nor sign out", async ({ page, browser, request }) => {
+  const admin = uniqueUser("role-admin");
+  const promoted = uniqueUser("promoted");
+  await signUpViaApi(request, admin);
+  await signUpViaApi(request, promoted);
+  makeAdmin(admin.email);
+  await signIn(page, admin.email);
+  await expectHome(page, admin);
+  const other = await browser.newContext();
+  const theirs = await other.newPage();
+  await signIn(theirs, promoted.email);
+  await expectHome(theirs, promoted);
+
+  const dialog = await openManage(page, promoted);
+  await dialog.getByLabel("Set role to").selectOption("admin");
+  await dialog.getByRole("button", { name: "Save role" }).click();
+  await expect(dialog.getByRole("status")).toHaveText("Role set to admin.");
+  // Admins answer to super-admins (ADMIN_USER_IDS) only: the dialog says so, nothing changes.
+  await dialog.getByRole("button", { name: "Ban user" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Only a super-admin can ban or unban another admin.");
+  await dialog.getByRole("button", { name: "Revoke all sessions" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Only a super-admin can sign another admin out.");
+  await theirs.goto("/account/");
+  await expect(theirs).toHaveURL(/\/account\/$/);
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await expect(page.getByTestId("user-row").filter({ hasText: promoted.email })).not.toContainText("Banned");
   await other.close();
 });
 

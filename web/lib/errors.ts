@@ -75,6 +75,13 @@ const CODES: Record<string, Entry> = {
   YOU_CANNOT_BAN_YOURSELF: { message: "You cannot ban yourself.", fields: [] },
   YOU_CANNOT_REMOVE_YOURSELF: { message: "You cannot remove yourself.", fields: [] },
   YOU_CANNOT_IMPERSONATE_ADMINS: { message: "Admins cannot be impersonated.", fields: [] },
+  // Only a super-admin (ADMIN_USER_IDS) acts on another admin.
+  YOU_CANNOT_CHANGE_ADMINS_ROLE: { message: "Only a super-admin can change another admin's role.", fields: [] },
+  YOU_CANNOT_UPDATE_ADMINS: { message: "Only a super-admin can change another admin.", fields: [] },
+  YOU_CANNOT_BAN_ADMINS: { message: "Only a super-admin can ban or unban another admin.", fields: [] },
+  YOU_CANNOT_REMOVE_ADMINS: { message: "Only a super-admin can remove another admin.", fields: [] },
+  YOU_CANNOT_SET_ADMINS_PASSWORD: { message: "Only a super-admin can set another admin's password.", fields: [] },
+  YOU_CANNOT_REVOKE_ADMINS_SESSIONS: { message: "Only a super-admin can sign another admin out.", fields: [] },
 
 };
 

@@ -15,4 +15,11 @@ describe("mapError", () => {
     expect(say({ status: 400, code: "SOMETHING_NEW", message: "A new rule" })).toBe("A new rule");
     expect(say({ status: 502, message: "Bad Gateway" })).toBe("Something went wrong on our side. Please try again.");
   });
+
+  it("says that only a super-admin acts on another admin", () => {
+    expect(say({ status: 403, code: "YOU_CANNOT_BAN_ADMINS", message: "You cannot ban or unban an admin" })).toBe(
+      "Only a super-admin can ban or unban another admin.",
+    );
+    expect(say({ status: 403, code: "YOU_CANNOT_REVOKE_ADMINS_SESSIONS", message: "x" })).toBe("Only a super-admin can sign another admin out.");
+  });
 });

@@ -1,8 +1,10 @@
 //! The `admin` group (better-auth's admin plugin, §10): `/admin/*`
 //! (`gatehouse.identity.v1.AdminService`). Every route needs a session, else 401 with an empty
 //! body; whether the caller may act is identity's answer (read from its table on every call),
-//! refused with the route's `YOU_ARE_NOT_ALLOWED_TO_…` code. What ends sessions (ban, removal)
-//! also ends them here at once; the events end them everywhere else.
+//! refused with the route's `YOU_ARE_NOT_ALLOWED_TO_…` code, and an action on another admin by
+//! anyone but a super-admin with its `YOU_CANNOT_…_ADMINS` code. What ends sessions (ban,
+//! removal, a password or email an admin set) also ends them here at once; the events end them
+//! everywhere else.
 
 use axum::extract::State;
 use gatehouse_kit::errors::{Failure, admin as codes, base};
@@ -84,7 +86,8 @@ pub(super) fn user_id(value: &Value) -> String {
     }
 }
 
-/// Ends every session of `user_id` now (the user's ban or removal); the event does it too.
+/// Ends every session of `user_id` now (the user's ban or removal, a password or email an admin
+/// set); the event does it too.
 async fn end_sessions(state: &AppState, user_id: &str) -> Result<(), ApiError> {
     state
         .sessions
@@ -97,12 +100,14 @@ async fn end_sessions(state: &AppState, user_id: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Asks identity whether the caller holds `permissions`, refusing with `refusal`.
+/// Asks identity whether the caller holds `permissions`, refusing with `refusal`, and may act
+/// on `target` (another admin is for super-admins only).
 async fn authorize(
     state: &AppState,
     caller: &BareSession,
     permissions: Value,
     refusal: gatehouse_kit::errors::ErrorCode,
+    target: Option<String>,
 ) -> Result<(), ApiError> {
     state
         .admin
@@ -111,9 +116,24 @@ async fn authorize(
             actor_id: caller.0.user.id.clone(),
             permissions_json: permissions.to_string(),
             refusal: refusal.code().to_string(),
+            target_user_id: target,
         })
         .await?;
     Ok(())
+}
+
+/// The reply to a change that ended the target's sessions: when the caller changed themselves,
+/// their own session went too, and its cookies are expired.
+fn ended_sessions_reply(
+    state: &AppState,
+    caller: &BareSession,
+    target: &str,
+    mut reply: Reply,
+) -> Reply {
+    if caller.0.user.id == target {
+        reply.set_cookies(state.cookies.expire_session());
+    }
+    reply
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -478,26 +498,25 @@ async fn update_user(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<AdminUpdateUserBody, BareSession>,
 ) -> Result<Reply, ApiError> {
-    let banning = body.data.get("banned") == Some(&Value::Bool(true));
     let target = user_id(&body.user_id);
-    let changed = state
+    let edited = state
         .admin
         .clone()
         .edit_user(identity_pb::EditUserRequest {
-            actor_id: auth.0.user.id,
+            actor_id: auth.0.user.id.clone(),
             user_id: target.clone(),
             data_json: Value::Object(body.data).to_string(),
         })
         .await?
-        .into_inner()
-        .user
-        .ok_or(base::USER_NOT_FOUND)?;
-    if banning {
+        .into_inner();
+    let changed = edited.user.ok_or(base::USER_NOT_FOUND)?;
+    let reply = Reply::json(&User::from(changed));
+    if edited.sessions_ended {
         end_sessions(&state, &target).await?;
-    } else {
-        forget_cached_user(&state, &target).await;
+        return Ok(ended_sessions_reply(&state, &auth, &target, reply));
     }
-    Ok(Reply::json(&User::from(changed)))
+    forget_cached_user(&state, &target).await;
+    Ok(reply)
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -707,6 +726,7 @@ async fn list_user_sessions(
         &auth,
         json!({"session": ["list"]}),
         codes::YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS,
+        None,
     )
     .await?;
     let sessions = state
@@ -731,46 +751,62 @@ pub struct SessionTokenBody {
     session_token: String,
 }
 
-/// Ends one session of any user (`session:revoke`).
+/// Ends one session of any user (`session:revoke`); another admin's only for a super-admin.
 #[utoipa::path(post, path = "/admin/revoke-user-session", tag = "admin", request_body = SessionTokenBody,
     responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
 async fn revoke_user_session(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<SessionTokenBody, BareSession>,
 ) -> Result<Reply, ApiError> {
-    authorize(
-        &state,
-        &auth,
+    let (revoke, refusal) = (
         json!({"session": ["revoke"]}),
         codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
-    )
-    .await?;
+    );
+    authorize(&state, &auth, revoke.clone(), refusal, None).await?;
+    // Then whose session it is decides whether the caller may end it (looked up only for a
+    // caller who may revoke sessions at all); an unknown or expired token is nobody's.
+    let owner = state
+        .sessions
+        .clone()
+        .get_session(session_pb::GetSessionRequest {
+            token: body.session_token.clone(),
+            disable_refresh: true,
+        })
+        .await?
+        .into_inner()
+        .session
+        .map(|session| session.user_id);
+    if let Some(owner) = &owner {
+        authorize(&state, &auth, revoke, refusal, Some(owner.clone())).await?;
+    }
     state
         .sessions
         .clone()
         .revoke_session(session_pb::RevokeSessionRequest {
             token: body.session_token,
-            user_id: String::new(),
+            user_id: owner.unwrap_or_default(),
         })
         .await?;
     Ok(Reply::json(&SUCCESS))
 }
 
-/// Ends every session of a user (`session:revoke`).
+/// Ends every session of a user (`session:revoke`); another admin's only for a super-admin.
 #[utoipa::path(post, path = "/admin/revoke-user-sessions", tag = "admin", request_body = UserIdBody,
     responses((status = 200, body = SuccessResponse, description = "`{\"success\": true}`"), AdminErrors))]
 async fn revoke_user_sessions(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UserIdBody, BareSession>,
 ) -> Result<Reply, ApiError> {
+    let target = user_id(&body.user_id);
     authorize(
         &state,
         &auth,
         json!({"session": ["revoke"]}),
         codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
+        Some(target.clone()),
     )
     .await?;
-    end_sessions(&state, &user_id(&body.user_id)).await?;
+    end_sessions(&state, &target).await?;
     Ok(Reply::json(&SUCCESS))
 }
 
@@ -803,6 +839,7 @@ pub struct SetUserPasswordBody {
 }
 
 /// Sets a user's password (`user:set-password`), creating their credential account if needed.
+/// Every session of theirs ends and they are mailed; another admin's only for a super-admin.
 #[utoipa::path(post, path = "/admin/set-user-password", tag = "admin", request_body = SetUserPasswordBody,
     responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), AdminErrors))]
 async fn set_user_password(
@@ -821,12 +858,14 @@ async fn set_user_password(
         .admin
         .clone()
         .set_user_password(identity_pb::SetUserPasswordRequest {
-            actor_id: auth.0.user.id,
-            user_id: target,
+            actor_id: auth.0.user.id.clone(),
+            user_id: target.clone(),
             new_password: body.new_password,
         })
         .await?;
-    Ok(Reply::json(&StatusResponse { status: true }))
+    end_sessions(&state, &target).await?;
+    let reply = Reply::json(&StatusResponse { status: true });
+    Ok(ended_sessions_reply(&state, &auth, &target, reply))
 }
 
 #[derive(Deserialize, ToSchema)]

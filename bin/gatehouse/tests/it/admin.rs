@@ -1,5 +1,6 @@
 //! The admin routes through the whole stack: the first admin made by `gatehouse admin grant`
 //! against the running instance, bans that end sessions at once, and impersonation's cookies.
+//! Admins acting on admins are in `admin_on_admins.rs`.
 
 use std::time::Duration;
 
@@ -19,7 +20,7 @@ fn admin_command(stack: &Stack, action: &str, email: &str) -> std::process::Outp
         .unwrap()
 }
 
-async fn an_admin(stack: &Stack) -> (String, String) {
+pub(crate) async fn an_admin(stack: &Stack) -> (String, String) {
     let email = unique_email();
     let jar = stack.sign_up(&email).await.cookie_header();
     let granted = admin_command(stack, "grant", &email);

@@ -6,6 +6,7 @@
 
 mod account;
 mod admin;
+mod admin_on_admins;
 mod auth_http;
 mod backends;
 mod billing_endpoints;

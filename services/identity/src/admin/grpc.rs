@@ -41,10 +41,18 @@ fn user(user: crate::user::User) -> Option<pb::User> {
     Some(user.into())
 }
 
-/// The refusal codes the gateway may ask Authorize to answer with.
-const REFUSALS: &[ErrorCode] = &[
-    codes::YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS,
-    codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
+/// The refusal codes the gateway may ask Authorize to answer with, and each one's refusal of
+/// an action on another admin.
+const REFUSALS: &[(ErrorCode, ErrorCode)] = &[
+    (
+        codes::YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS,
+        // Listing changes nothing: never asked with a target.
+        codes::YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS,
+    ),
+    (
+        codes::YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS,
+        codes::YOU_CANNOT_REVOKE_ADMINS_SESSIONS,
+    ),
 ];
 
 #[tonic::async_trait]
@@ -115,9 +123,10 @@ impl AdminService for Admin {
         if let Some(Value::String(name)) = data.get("name") {
             gatehouse_kit::validate::check_name("data.name", name)?;
         }
-        let changed = Admin::edit_user(self, &r.actor_id, &r.user_id, data).await?;
+        let edited = Admin::edit_user(self, &r.actor_id, &r.user_id, data).await?;
         Ok(Response::new(pb::EditUserResponse {
-            user: user(changed),
+            user: user(edited.user),
+            sessions_ended: edited.sessions_ended,
         }))
     }
 
@@ -183,10 +192,10 @@ impl AdminService for Admin {
     ) -> Result<Response<pb::AuthorizeResponse>, Status> {
         let r = request.into_inner();
         required(&r.actor_id, "actor_id")?;
-        let refusal = REFUSALS
+        let (refusal, on_admin) = REFUSALS
             .iter()
             .copied()
-            .find(|code| code.code() == r.refusal)
+            .find(|(code, _)| code.code() == r.refusal)
             .ok_or_else(|| {
                 Status::from(
                     base::VALIDATION_ERROR.with_message(format!("unknown refusal {}", r.refusal)),
@@ -198,7 +207,10 @@ impl AdminService for Admin {
         let wanted = gatehouse_kit::access::Request::from_json(&wanted).map_err(|error| {
             Status::from(base::VALIDATION_ERROR.with_message(error.to_string()))
         })?;
-        Admin::authorize(self, &r.actor_id, &wanted, refusal).await?;
+        let actor = Admin::authorize(self, &r.actor_id, &wanted, refusal).await?;
+        if let Some(target) = r.target_user_id.as_deref() {
+            self.authorize_on(&actor, target, on_admin).await?;
+        }
         Ok(Response::new(pb::AuthorizeResponse {}))
     }
 

@@ -2,8 +2,11 @@
 //! §10): creating, listing, changing, banning and removing users, impersonation's checks, and
 //! the one permission check every admin action goes through. The actor's roles are read from
 //! the users table on every call, so a role change counts from the actor's next request.
+//! Every action on another user also goes through [`Roles::may_act_on`]: only a super-admin
+//! acts on another admin.
 
 pub mod grpc;
+mod notice;
 pub mod query;
 pub mod roles;
 pub mod store;
@@ -21,7 +24,6 @@ use gatehouse_kit::validate::{is_valid_email, normalize_email};
 use gatehouse_proto::events::v1::UserBanned;
 use serde_json::{Map, Value};
 
-use crate::account::store as accounts;
 use crate::email_password::{EmailPassword, store as credentials};
 use crate::error::IdentityError;
 use crate::user::{User, store as users};
@@ -49,6 +51,14 @@ pub struct NewUserByAdmin {
     pub roles: Option<Vec<String>>,
     /// More user fields (`data`), better-auth's names.
     pub data: Map<String, Value>,
+}
+
+/// A user as an admin's update-user left them.
+#[derive(Clone, Debug)]
+pub struct Edited {
+    pub user: User,
+    /// The change ended every session of theirs (a ban, a new email).
+    pub sessions_ended: bool,
 }
 
 #[derive(Clone)]
@@ -109,6 +119,47 @@ impl Admin {
         users::get(&self.db, user_id)
             .await?
             .ok_or_else(|| base::USER_NOT_FOUND.into())
+    }
+
+    /// The user an action is on, if `actor` may act on them ([`Roles::may_act_on`]); refused
+    /// with `on_admin` when they are another admin and the actor no super-admin.
+    async fn target_of(
+        &self,
+        actor: &User,
+        user_id: &str,
+        on_admin: ErrorCode,
+    ) -> Result<User, IdentityError> {
+        let target = self.target(user_id).await?;
+        self.check_target(actor, &target, on_admin)?;
+        Ok(target)
+    }
+
+    fn check_target(
+        &self,
+        actor: &User,
+        target: &User,
+        on_admin: ErrorCode,
+    ) -> Result<(), IdentityError> {
+        if self.settings.roles.may_act_on(actor, target) {
+            return Ok(());
+        }
+        tracing::warn!(actor = %actor.id, user_id = %target.id, refused = on_admin.code(), "an admin's action on another admin refused");
+        Err(on_admin.into())
+    }
+
+    /// Authorize's target check for the actions the gateway carries out itself (a user's
+    /// sessions): `on_admin` when `user_id` is another admin; an unknown user is nobody to
+    /// protect.
+    pub async fn authorize_on(
+        &self,
+        actor: &User,
+        user_id: &str,
+        on_admin: ErrorCode,
+    ) -> Result<(), IdentityError> {
+        match users::get(&self.db, user_id).await? {
+            Some(target) => self.check_target(actor, &target, on_admin),
+            None => Ok(()),
+        }
     }
 
     fn check_roles(&self, roles: &[String]) -> Result<String, IdentityError> {
@@ -267,7 +318,7 @@ impl Admin {
         &self,
         user_id: &str,
         columns: Vec<(&'static str, SimpleExpr)>,
-        also: Option<OutboxEvent>,
+        also: Vec<OutboxEvent>,
     ) -> Result<User, IdentityError> {
         users::update(&self.db, user_id, columns, also)
             .await
@@ -294,25 +345,29 @@ impl Admin {
         user_id: &str,
         roles: &[String],
     ) -> Result<User, IdentityError> {
-        self.authorize(
-            actor_id,
-            &permissions("user", &["set-role"]),
-            codes::YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE,
-        )
-        .await?;
+        let actor = self
+            .authorize(
+                actor_id,
+                &permissions("user", &["set-role"]),
+                codes::YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE,
+            )
+            .await?;
         let role = self.check_roles(roles)?;
-        self.target(user_id).await?;
-        self.set(user_id, vec![("role", role.into())], None).await
+        self.target_of(&actor, user_id, codes::YOU_CANNOT_CHANGE_ADMINS_ROLE)
+            .await?;
+        self.set(user_id, vec![("role", role.into())], Vec::new())
+            .await
     }
 
     /// update-user: `user:update`, plus `user:set-role` for a role, `user:ban` for the ban
-    /// fields and `user:set-email` for the email fields.
+    /// fields and `user:set-email` for the email fields. A new email ends the user's sessions
+    /// and is mailed to the old address.
     pub async fn edit_user(
         &self,
         actor_id: &str,
         user_id: &str,
         data: Map<String, Value>,
-    ) -> Result<User, IdentityError> {
+    ) -> Result<Edited, IdentityError> {
         if data.is_empty() {
             return Err(codes::NO_DATA_TO_UPDATE.into());
         }
@@ -358,7 +413,9 @@ impl Admin {
                 codes::YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL,
             )?;
         }
-        self.target(user_id).await?;
+        let target = self
+            .target_of(&actor, user_id, codes::YOU_CANNOT_UPDATE_ADMINS)
+            .await?;
         let invalid = |key: &str| {
             IdentityError::Refused(
                 base::VALIDATION_ERROR.with_message(format!("[body.data.{key}] Invalid input")),
@@ -379,10 +436,14 @@ impl Admin {
         if let Some(image) = text("image")? {
             columns.push(("image", image.into()));
         }
+        let mut also = Vec::new();
         if let Some(email) = text("email")? {
             let email = normalize_email(&email.ok_or_else(|| invalid("email"))?);
             if !is_valid_email(&email) {
                 return Err(base::INVALID_EMAIL.into());
+            }
+            if email != target.email {
+                also.extend(notice::email_changed(&target, &email));
             }
             columns.push(("email", email.into()));
         }
@@ -445,12 +506,29 @@ impl Admin {
         }
         if columns.is_empty() {
             // Only keys that are no user field: nothing to change (better-auth drops them).
-            return self.target(user_id).await;
+            return Ok(Edited {
+                user: target,
+                sessions_ended: false,
+            });
         }
-        // user.updated goes out in any case (a ban may come with a new name); a ban also ends
-        // the user's sessions.
-        self.set(user_id, columns, banning.then(|| ban_event(user_id)))
-            .await
+        // user.updated goes out in any case (a ban may come with a new name); a ban or a new
+        // email also ends the user's sessions.
+        let sessions_ended = banning || !also.is_empty();
+        if banning {
+            also.push(ban_event(user_id));
+        }
+        let user = self.set(user_id, columns, also).await?;
+        if sessions_ended {
+            tracing::info!(
+                actor = actor_id,
+                user_id,
+                "user's sessions ended by an admin's update"
+            );
+        }
+        Ok(Edited {
+            user,
+            sessions_ended,
+        })
     }
 
     /// ban-user: `user:ban`. The user's sessions end (user.banned), and signing in is refused
@@ -462,16 +540,18 @@ impl Admin {
         reason: Option<String>,
         expires_in: Option<Duration>,
     ) -> Result<User, IdentityError> {
-        self.authorize(
-            actor_id,
-            &permissions("user", &["ban"]),
-            codes::YOU_ARE_NOT_ALLOWED_TO_BAN_USERS,
-        )
-        .await?;
+        let actor = self
+            .authorize(
+                actor_id,
+                &permissions("user", &["ban"]),
+                codes::YOU_ARE_NOT_ALLOWED_TO_BAN_USERS,
+            )
+            .await?;
         if user_id == actor_id {
             return Err(codes::YOU_CANNOT_BAN_YOURSELF.into());
         }
-        self.target(user_id).await?;
+        self.target_of(&actor, user_id, codes::YOU_CANNOT_BAN_ADMINS)
+            .await?;
         let reason = reason.unwrap_or_else(|| self.settings.default_ban_reason.clone());
         let expires = match expires_in.or(self.settings.default_ban_expires_in) {
             None => None,
@@ -494,36 +574,41 @@ impl Admin {
                     ("ban_reason", reason.into()),
                     ("ban_expires", expires.into()),
                 ],
-                Some(ban_event(user_id)),
+                vec![ban_event(user_id)],
             )
             .await?;
         tracing::info!(actor = actor_id, user_id, "user banned");
         Ok(user)
     }
 
-    /// unban-user: `user:ban`.
+    /// unban-user: `user:ban`. Lifting an admin's ban is for super-admins, as banning is.
     pub async fn unban_user(&self, actor_id: &str, user_id: &str) -> Result<User, IdentityError> {
-        self.authorize(
-            actor_id,
-            &permissions("user", &["ban"]),
-            codes::YOU_ARE_NOT_ALLOWED_TO_BAN_USERS,
-        )
-        .await?;
-        self.target(user_id).await?;
-        self.set(user_id, unbanned(), None).await
+        let actor = self
+            .authorize(
+                actor_id,
+                &permissions("user", &["ban"]),
+                codes::YOU_ARE_NOT_ALLOWED_TO_BAN_USERS,
+            )
+            .await?;
+        self.target_of(&actor, user_id, codes::YOU_CANNOT_BAN_ADMINS)
+            .await?;
+        self.set(user_id, unbanned(), Vec::new()).await
     }
 
     /// remove-user: `user:delete`. Publishes user.deleted (their sessions go too).
     pub async fn remove_user(&self, actor_id: &str, user_id: &str) -> Result<(), IdentityError> {
-        self.authorize(
-            actor_id,
-            &permissions("user", &["delete"]),
-            codes::YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS,
-        )
-        .await?;
+        let actor = self
+            .authorize(
+                actor_id,
+                &permissions("user", &["delete"]),
+                codes::YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS,
+            )
+            .await?;
         if user_id == actor_id {
             return Err(codes::YOU_CANNOT_REMOVE_YOURSELF.into());
         }
+        self.target_of(&actor, user_id, codes::YOU_CANNOT_REMOVE_ADMINS)
+            .await?;
         if !crate::user::store::delete(&self.db, user_id).await? {
             return Err(base::USER_NOT_FOUND.into());
         }
@@ -532,27 +617,32 @@ impl Admin {
     }
 
     /// set-user-password: `user:set-password`; creates the credential account if missing.
+    /// Every session of the user ends (user.credentials-changed) and they are mailed, in the
+    /// transaction that sets the password.
     pub async fn set_user_password(
         &self,
         actor_id: &str,
         user_id: &str,
         new_password: &str,
     ) -> Result<(), IdentityError> {
-        self.authorize(
-            actor_id,
-            &permissions("user", &["set-password"]),
-            codes::YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD,
-        )
-        .await?;
+        let actor = self
+            .authorize(
+                actor_id,
+                &permissions("user", &["set-password"]),
+                codes::YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD,
+            )
+            .await?;
         self.credentials.check_password_length(new_password, true)?;
-        let Some(credential) = credentials::credential_of(&self.db, user_id).await? else {
-            return Err(base::USER_NOT_FOUND.into());
-        };
+        let target = self
+            .target_of(&actor, user_id, codes::YOU_CANNOT_SET_ADMINS_PASSWORD)
+            .await?;
         let hash = self.credentials.hasher().hash(new_password).await?;
-        match credential.account_row_id {
-            Some(account) => credentials::set_password_hash(&self.db, &account, &hash).await?,
-            None => accounts::add_credential(&self.db, user_id, &hash).await?,
+        let mut tx = self.db.begin().await?;
+        credentials::set_credential(&mut tx, user_id, &hash).await?;
+        for event in notice::password_set(&target) {
+            tx.enqueue(&event).await?;
         }
+        tx.commit().await?;
         tracing::info!(actor = actor_id, user_id, "password set by an admin");
         Ok(())
     }

@@ -29,7 +29,7 @@ pub struct Roles {
     roles: BTreeMap<String, Role>,
     /// `ADMIN_USER_IDS`: these users pass every check, whatever their role.
     admin_user_ids: Vec<String>,
-    /// Roles whose holders count as admins (for impersonation: `ADMIN_ROLES`).
+    /// Roles whose holders count as admins (`ADMIN_ROLES`).
     admin_roles: Vec<String>,
 }
 
@@ -68,10 +68,23 @@ impl Roles {
         self.allows(&user.id, &user.role, wanted)
     }
 
-    /// An admin, for impersonation's sake: an admin role, or a configured admin id.
+    /// An admin, whom other admins may not act on: an admin role, or a configured admin id.
     pub fn is_admin(&self, user: &User) -> bool {
-        self.admin_user_ids.contains(&user.id)
+        self.is_super_admin(user)
             || Self::split(&user.role).any(|name| self.admin_roles.iter().any(|r| r == name))
+    }
+
+    /// A super-admin (`ADMIN_USER_IDS`): the one kind of user who may act on another admin.
+    pub fn is_super_admin(&self, user: &User) -> bool {
+        self.admin_user_ids.contains(&user.id)
+    }
+
+    /// Whether `actor` may change, ban, remove or sign out `target` (their permission for the
+    /// action apart): anyone on themselves or on a user who is no admin, only a super-admin on
+    /// another admin. Setting an admin's password or email would hand over their account, and
+    /// banning, removing or demoting one would let admins turn on each other.
+    pub fn may_act_on(&self, actor: &User, target: &User) -> bool {
+        actor.id == target.id || !self.is_admin(target) || self.is_super_admin(actor)
     }
 
     /// Whether every one of `names` is a role this deployment knows.
@@ -137,5 +150,44 @@ mod tests {
         assert!(!roles.allows("s", "support", &wanted(json!({"user": ["ban"]}))));
         assert!(roles.knows(&["support".into(), "admin".into()]));
         assert!(!roles.knows(&["superuser".into()]));
+    }
+
+    #[test]
+    fn only_super_admins_act_on_other_admins() {
+        let roles = Roles::new(
+            BTreeMap::new(),
+            vec!["root".into(), "root-2".into()],
+            vec!["admin".into(), "owner".into()],
+        );
+        let user = |id: &str, role: &str| User {
+            id: id.into(),
+            role: role.into(),
+            ..User::new(
+                "N".into(),
+                format!("{id}@example.com"),
+                None,
+                chrono::Utc::now(),
+            )
+        };
+        let (admin, other_admin) = (user("a", "admin"), user("b", "user,owner"));
+        let (plain, root) = (user("u", "user"), user("root", "user"));
+        assert!(roles.may_act_on(&admin, &plain), "an admin on a user");
+        assert!(roles.may_act_on(&admin, &admin), "an admin on themselves");
+        assert!(
+            !roles.may_act_on(&admin, &other_admin),
+            "any ADMIN_ROLES role counts"
+        );
+        assert!(
+            !roles.may_act_on(&admin, &root),
+            "a super-admin is an admin"
+        );
+        assert!(
+            roles.may_act_on(&root, &other_admin),
+            "a super-admin on an admin"
+        );
+        assert!(
+            roles.may_act_on(&root, &user("root-2", "admin")),
+            "and on another super-admin"
+        );
     }
 }

@@ -177,13 +177,13 @@ pub async fn delete(db: &Db, user_id: &str) -> Result<bool, DbError> {
 }
 
 /// Sets `columns` (and `updated_at`) on one user and records `user.updated` (with the user as
-/// changed) and `also`, when given, in the same transaction; the user as stored afterwards, or
+/// changed) and the events `also` in the same transaction; the user as stored afterwards, or
 /// `None` when there is no such user.
 pub async fn update(
     db: &Db,
     user_id: &str,
     columns: Vec<(&'static str, SimpleExpr)>,
-    also: Option<OutboxEvent>,
+    also: impl IntoIterator<Item = OutboxEvent>,
 ) -> Result<Option<User>, DbError> {
     let mut tx = db.begin().await?;
     let Some(at) = next_updated_at(&mut tx, user_id).await? else {
@@ -199,7 +199,7 @@ pub async fn update(
     }
     tx.build(&statement).execute(&mut tx).await?;
     let user = announce(&mut tx, user_id).await?;
-    if let Some(event) = also {
+    for event in also {
         tx.enqueue(&event).await?;
     }
     tx.commit().await?;

@@ -3,6 +3,7 @@
 
 mod account;
 mod admin;
+mod admin_on_admins;
 mod common;
 mod email_password;
 mod mail_links;

@@ -1,5 +1,7 @@
 //! The admin plugin's catalogue (`ADMIN_ERROR_CODES`, protocol reference §10.8). Refusals of
 //! a permission answer 403; `BANNED_USER` is sent with the configured banned-user message.
+//! The `YOU_CANNOT_…_ADMINS` codes after better-auth's are Gatehouse's own: better-auth guards
+//! only impersonation of an admin, Gatehouse every admin action on another admin (README).
 
 crate::catalogue! {
     FAILED_TO_CREATE_USER = (500, "Failed to create user"),
@@ -26,4 +28,11 @@ crate::catalogue! {
     YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL = (403, "You are not allowed to update users email"),
     PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER = (400, "Password cannot be updated through update-user. Use the set-user-password endpoint instead"),
     USER_ID_CANNOT_BE_UPDATED = (400, "User id cannot be updated"),
+    // Gatehouse's own: only a super-admin (`ADMIN_USER_IDS`) acts on another admin.
+    YOU_CANNOT_CHANGE_ADMINS_ROLE = (403, "You cannot change the role of an admin"),
+    YOU_CANNOT_UPDATE_ADMINS = (403, "You cannot update an admin"),
+    YOU_CANNOT_BAN_ADMINS = (403, "You cannot ban or unban an admin"),
+    YOU_CANNOT_REMOVE_ADMINS = (403, "You cannot remove an admin"),
+    YOU_CANNOT_SET_ADMINS_PASSWORD = (403, "You cannot set the password of an admin"),
+    YOU_CANNOT_REVOKE_ADMINS_SESSIONS = (403, "You cannot revoke the sessions of an admin"),
 }

@@ -80,6 +80,8 @@ impl MailRequests {
             Ok(MailKind::ConfirmAccountDeletion) => Kind::ConfirmAccountDeletion,
             Ok(MailKind::OrganizationInvitation) => Kind::OrganizationInvitation,
             Ok(MailKind::EndpointDisabled) => Kind::EndpointDisabled,
+            Ok(MailKind::PasswordSetByAdmin) => Kind::PasswordSetByAdmin,
+            Ok(MailKind::EmailChangedByAdmin) => Kind::EmailChangedByAdmin,
             Ok(MailKind::Unspecified) | Err(_) => return Err(RequestError::Kind(request.kind)),
         };
         if request.to.trim().is_empty() {

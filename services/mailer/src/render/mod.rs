@@ -27,21 +27,31 @@ pub enum Kind {
     OrganizationInvitation,
     /// A billing webhook endpoint the recipient registered was disabled (`url` names it).
     EndpointDisabled,
+    /// An admin set the recipient's password; they were signed out everywhere.
+    PasswordSetByAdmin,
+    /// An admin moved the recipient's account to another address (`new_email`); sent to the
+    /// old one. They were signed out everywhere.
+    EmailChangedByAdmin,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 8] = [
         Kind::VerifyEmail,
         Kind::ResetPassword,
         Kind::ConfirmEmailChange,
         Kind::ConfirmAccountDeletion,
         Kind::OrganizationInvitation,
         Kind::EndpointDisabled,
+        Kind::PasswordSetByAdmin,
+        Kind::EmailChangedByAdmin,
     ];
 
     /// Whether its link stops working (the mail then says when).
     pub const fn link_expires(self) -> bool {
-        !matches!(self, Kind::EndpointDisabled)
+        !matches!(
+            self,
+            Kind::EndpointDisabled | Kind::PasswordSetByAdmin | Kind::EmailChangedByAdmin
+        )
     }
 
     /// The kind's key in the catalogues and its name in the mail log.
@@ -53,6 +63,8 @@ impl Kind {
             Kind::ConfirmAccountDeletion => "confirm-account-deletion",
             Kind::OrganizationInvitation => "organization-invitation",
             Kind::EndpointDisabled => "endpoint-disabled",
+            Kind::PasswordSetByAdmin => "password-set-by-admin",
+            Kind::EmailChangedByAdmin => "email-changed-by-admin",
         }
     }
 }

@@ -86,6 +86,19 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
                     "{what}: the endpoint is not named"
                 );
             }
+            // An admin's change names the account, and a new email the address it moved to.
+            if kind == Kind::PasswordSetByAdmin {
+                assert!(
+                    mail.text.contains("ada@example.com"),
+                    "{what}: the account is not named"
+                );
+            }
+            if kind == Kind::EmailChangedByAdmin {
+                assert!(
+                    mail.text.contains("ada@example.com") && mail.text.contains("new@example.com"),
+                    "{what}: the old and the new address are not both named"
+                );
+            }
             // The line saying how long the link works, only where it stops working.
             let expiry = templates
                 .render(&content(Kind::VerifyEmail, language, "Ada Lovelace"))

@@ -1,6 +1,7 @@
 //! What the session service does with other services' events. Identity's user events (queue
 //! `session.user-events`): a changed user's cached sessions are dropped, so the next
-//! `get-session` reads the user afresh; a deleted or banned user's sessions are deleted. The
+//! `get-session` reads the user afresh; the sessions of a user who was deleted or banned, or whose
+//! password or email an admin set (`user.credentials-changed`), are deleted. The
 //! organization service's `organization.deleted` and `team.removed` (queue
 //! `session.organization-events`): sessions that had it active lose it. A cache that cannot be reached fails the event, which
 //! is then retried.
@@ -10,7 +11,7 @@ use gatehouse_kit::consumer::{Handler, HandlerFuture};
 use gatehouse_kit::db::Tx;
 use gatehouse_proto::events::Event;
 use gatehouse_proto::events::v1::{
-    OrganizationDeleted, TeamRemoved, UserBanned, UserDeleted, UserUpdated,
+    OrganizationDeleted, TeamRemoved, UserBanned, UserCredentialsChanged, UserDeleted, UserUpdated,
 };
 use prost::Message as _;
 
@@ -31,12 +32,12 @@ impl Handler for UserEvents {
                         self.cache.evict(&token).await?;
                     }
                 }
-                UserDeleted::TOPIC | UserBanned::TOPIC => {
+                UserDeleted::TOPIC | UserBanned::TOPIC | UserCredentialsChanged::TOPIC => {
                     let payload = message.payload.as_slice();
-                    let user_id = if message.topic == UserDeleted::TOPIC {
-                        UserDeleted::decode(payload)?.user_id
-                    } else {
-                        UserBanned::decode(payload)?.user_id
+                    let user_id = match message.topic.as_str() {
+                        UserDeleted::TOPIC => UserDeleted::decode(payload)?.user_id,
+                        UserBanned::TOPIC => UserBanned::decode(payload)?.user_id,
+                        _ => UserCredentialsChanged::decode(payload)?.user_id,
                     };
                     for token in store::delete_for_user(tx, &user_id).await? {
                         self.cache.try_bury(&token).await?;
