@@ -56,7 +56,8 @@ pub enum AdminErrors {
     /// No session: an empty body.
     #[response(status = 401)]
     Unauthorized,
-    /// The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`; or an origin refusal.
+    /// The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
+    /// another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
     #[response(status = 403)]
     Forbidden(ErrorBody),
     /// `USER_NOT_FOUND`.
