@@ -59,6 +59,28 @@ pub fn check_name(field: &str, name: &str) -> Result<(), crate::errors::Failure>
     Ok(())
 }
 
+/// A field that takes a string or a list of strings (roles, team ids), as a list. Anything
+/// else — a number, an object, a list holding a non-string — is refused whole, in the words
+/// better-auth's schema uses: `VALIDATION_ERROR`, `[body.<field>] Invalid input`. A caller
+/// whose protocol has a code of its own for the field maps this one to it.
+pub fn one_or_many(
+    field: &str,
+    value: &serde_json::Value,
+) -> Result<Vec<String>, crate::errors::Failure> {
+    use serde_json::Value;
+    let strings = match value {
+        Value::String(one) => Some(vec![one.clone()]),
+        Value::Array(many) => many
+            .iter()
+            .map(|item| item.as_str().map(str::to_string))
+            .collect(),
+        _ => None,
+    };
+    strings.ok_or_else(|| {
+        crate::errors::base::VALIDATION_ERROR.with_message(format!("[body.{field}] Invalid input"))
+    })
+}
+
 /// How emails are stored and compared: trimmed and lower-cased.
 pub fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()
@@ -67,6 +89,21 @@ pub fn normalize_email(email: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_or_many_takes_a_string_or_a_list_of_strings_and_nothing_else() {
+        use serde_json::json;
+        assert_eq!(one_or_many("role", &json!("admin")).unwrap(), ["admin"]);
+        assert_eq!(
+            one_or_many("role", &json!(["admin", "user"])).unwrap(),
+            ["admin", "user"]
+        );
+        assert!(one_or_many("role", &json!([])).unwrap().is_empty());
+        for bad in [json!(5), json!(null), json!({"a": 1}), json!(["admin", 5])] {
+            let failure = one_or_many("role", &bad).unwrap_err();
+            assert_eq!(failure.message(), "[body.role] Invalid input", "{bad}");
+        }
+    }
 
     #[test]
     fn accepts_ordinary_addresses() {
