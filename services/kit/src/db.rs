@@ -223,10 +223,27 @@ impl Db {
     /// that reads and then writes fails with "database is locked" when another connection
     /// wrote in between, without waiting (the busy timeout cannot help a lock upgrade), while
     /// an immediate one waits its turn.
+    ///
+    /// A caller that goes away while it begins (a task aborted, a timeout) leaves nothing
+    /// behind: sqlx 0.9.0's PostgreSQL `BEGIN` is not cancel-safe — dropped during its round
+    /// trip, it returns the connection to the pool inside a transaction nothing will end,
+    /// where the next borrowers' statements run uncommitted and hold their locks
+    /// (launchbadge/sqlx#4393). So the `BEGIN` runs in a task of its own, which finishes it
+    /// whatever happens to the caller; a transaction it hands to nobody rolls back on drop.
     pub async fn begin(&self) -> Result<Tx, DbError> {
         let inner = match &self.pool {
             Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
-            Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+            Pool::Postgres(pool) => {
+                let pool = pool.clone();
+                let begun = tokio::spawn(async move { pool.begin().await })
+                    .await
+                    .map_err(|error| {
+                        // The task panicked, or the runtime is shutting down.
+                        tracing::error!(%error, "beginning a transaction failed");
+                        DbError::Query(sqlx::Error::BeginFailed)
+                    })?;
+                TxInner::Postgres(begun?)
+            }
         };
         Ok(Tx {
             inner,

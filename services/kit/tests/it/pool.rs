@@ -3,6 +3,8 @@
 //! replaced when the server ended it, and one the server ended moments after its use costs
 //! one statement, after which the pool has a working connection again.
 
+use std::future::Future as _;
+use std::task::Poll;
 use std::time::Duration;
 
 use gatehouse_kit::db::{Backend, Db, Migrations, PG_PING_AFTER_IDLE, query};
@@ -98,4 +100,52 @@ async fn a_connection_the_server_ended_moments_after_use_costs_one_statement_the
         .await
         .expect("the failed connection was dropped and a new one answers");
     assert_ne!(next, first);
+}
+
+/// A caller that goes away while its `BEGIN` is on the wire (polled once, then dropped, as an
+/// aborted task or a timeout leaves it) leaves no transaction open on the pooled connection:
+/// the next statement on it is committed and seen by everyone, and holds no lock.
+/// sqlx 0.9.0 alone fails this (launchbadge/sqlx#4393): the statement ran inside the
+/// abandoned transaction and was never committed.
+#[tokio::test]
+async fn a_transaction_abandoned_while_it_begins_leaves_the_connection_clean() {
+    let database = TestDb::new(Backend::Postgres).await;
+    let mut observer = sqlx::PgConnection::connect(&database.url)
+        .await
+        .expect("observer connection");
+    sqlx::query("CREATE TABLE marks (n INTEGER NOT NULL)")
+        .execute(&mut observer)
+        .await
+        .expect("create table");
+    let db = Db::connect(&database.url, 1, &NONE)
+        .await
+        .expect("pool of one");
+    for n in 0..20 {
+        backend_pid(&db).await.expect("the connection is warm");
+        settle().await;
+        // One poll: the idle connection is taken, `BEGIN` is sent, its answer not yet read.
+        let mut begin = Box::pin(db.begin());
+        let first = std::future::poll_fn(|cx| Poll::Ready(begin.as_mut().poll(cx))).await;
+        assert!(first.is_pending(), "BEGIN answered within its first poll");
+        drop(begin);
+        query("INSERT INTO marks (n) VALUES ($1)")
+            .bind(n)
+            .execute(&db)
+            .await
+            .expect("insert after the abandoned begin");
+        let (seen,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM marks WHERE n = $1")
+            .bind(n)
+            .fetch_one(&mut observer)
+            .await
+            .expect("count");
+        assert_eq!(seen, 1, "round {n}: the insert was not committed");
+    }
+    let (open,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND state LIKE 'idle in transaction%'",
+    )
+    .fetch_one(&mut observer)
+    .await
+    .expect("activity");
+    assert_eq!(open, 0, "a session was left inside a transaction");
 }

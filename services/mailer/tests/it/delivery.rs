@@ -256,7 +256,25 @@ async fn a_mailer_killed_mid_delivery_sends_each_mail_once_more_at_most(#[case] 
     })
     .await;
     shutdown.cancel();
-    assert!(all_sent.is_some(), "every mail went out after the restart");
+    if all_sent.is_none() {
+        let rows: Vec<(String, String, i32, Option<String>)> = query(
+            "SELECT id, status, attempts, last_error FROM mails WHERE status <> 'sent' ORDER BY id",
+        )
+        .fetch_all(&db)
+        .await
+        .unwrap();
+        let activity: Vec<(Option<String>, Option<String>, Option<String>)> = if backend
+            == Backend::Postgres
+        {
+            query("SELECT state, wait_event_type, query FROM pg_stat_activity WHERE datname = current_database()")
+                .fetch_all(&db)
+                .await
+                .unwrap()
+        } else {
+            Vec::new()
+        };
+        panic!("not every mail went out after the restart: {rows:?}\nactivity: {activity:#?}");
+    }
     let mut copies: HashMap<String, usize> = HashMap::new();
     for mail in sink.received() {
         *copies.entry(mail.message_id).or_default() += 1;
