@@ -1,5 +1,5 @@
 "use client";
-import useSWR from "swr";
+import useSWR, { mutate } from "swr";
 import type { UserWithRole } from "better-auth/client/plugins";
 import { authClient } from "@/lib/auth-client";
 import { unwrap, type ApiError } from "@/lib/errors";
@@ -36,4 +36,9 @@ export function useUsers(userId: string, q: UsersQuery) {
     unwrap<Page>(authClient.admin.listUsers({ query }) as Promise<{ data: Page | null; error: ApiError | null }>), {
     keepPreviousData: true,
   });
+}
+
+/** Revalidates every cached page of the users table after an admin action. */
+export function refreshUsers() {
+  return mutate((key) => Array.isArray(key) && key[0] === keys.adminUsers("", {})[0]);
 }
