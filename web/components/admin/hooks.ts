@@ -1,6 +1,7 @@
 "use client";
 import useSWR, { mutate } from "swr";
 import type { UserWithRole } from "better-auth/client/plugins";
+import type { components } from "@/lib/api/auth";
 import { authClient } from "@/lib/auth-client";
 import { unwrap, type ApiError } from "@/lib/errors";
 import { keys } from "@/lib/session";
@@ -16,10 +17,8 @@ export interface UsersQuery {
 }
 
 export type AdminUser = UserWithRole;
-interface Page {
-  users: AdminUser[];
-  total: number;
-}
+/** `list-users`' answer as documented, its users as the client types them. */
+type Page = Omit<components["schemas"]["ListUsersResponse"], "users"> & { users: AdminUser[] };
 
 /** One page of users from `list-users`; the previous page stays on screen while the next loads. */
 export function useUsers(userId: string, q: UsersQuery) {
