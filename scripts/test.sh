@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command. Formatting and lints, every Rust suite (each storage suite on SQLite
 # AND PostgreSQL; Redis and RabbitMQ outages; distributed mode as separate processes), the
-# proto lint, the web app (typecheck, Vitest, production build and its budget), the better-auth
+# proto lint, the web app (typecheck, Vitest, production build and its budget, its API types
+# against the served OpenAPI documents), the better-auth
 # client conformance suite and the web app's Playwright tests against a running standalone
 # stack, schemathesis against both OpenAPI documents, and the Kubernetes manifests: rendered and validated, then played as real pods with
 # podman.
@@ -79,6 +80,9 @@ node --test tests/conformance/*.test.mjs tests/conformance/mail-flows/*.test.mjs
 step "billing webhooks (Node: the intake, and our deliveries verified by standardwebhooks and the payments platform's SDKs)"
 npm ci --prefix tests/billing --no-audit --no-fund --silent
 node --test tests/billing/*.test.mjs || { show_log; exit 1; }
+
+step "web app: its API types (web/lib/api/*.ts) match the OpenAPI documents this stack serves"
+(cd web && npm run --silent api-types:check)
 
 step "web app end to end (Playwright in Debian Chromium; failures keep screenshots in web/test-results/)"
 command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { signInPath } from "@/lib/callback";
 import { useSession } from "@/lib/session";
 import type { SessionData } from "@/lib/auth-client";
-import { describe } from "@/lib/errors";
+import { LoadError } from "./LoadError";
 
 /**
  * Renders `children` with the signed-in session; a signed-out visitor is sent to sign-in with
@@ -23,11 +23,8 @@ export function RequireSession({ children }: { children: (session: SessionData) 
 
   if (error) {
     return (
-      <div className="card" role="alert">
-        <p>We could not load your session. {describe(error)}</p>
-        <button type="button" className="button button-secondary" onClick={() => void mutate()}>
-          Try again
-        </button>
+      <div className="card">
+        <LoadError what="your session" error={error} retry={mutate} />
       </div>
     );
   }

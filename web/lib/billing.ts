@@ -2,94 +2,47 @@
  * The billing API (`/api/billing`): an organization's webhook endpoints, the events sent to
  * them and replays. Not better-auth's protocol, so not its client: the same `{ data, error }`
  * answers, from `fetch` with the session cookie, so forms and SWR treat both alike.
+ *
+ * Every path, query, body and answer is typed from `api/billing.ts`, generated from the
+ * document the gateway serves (`npm run api-types`): a route or field the API renames fails
+ * the typecheck here. What the app knows beyond the document (the payments platform's own
+ * JSON, the values of a few string fields) narrows the documented types and cannot contradict
+ * them.
  */
+import type { components, operations, paths } from "./api/billing";
 import type { ApiError } from "./errors";
 
-export interface Endpoint {
-  id: string;
-  organizationId: string;
-  url: string;
-  description: string;
-  /** Empty: every type. */
-  eventTypes: string[];
-  enabled: boolean;
-  disabledReason: string | null;
-  polarSigning: boolean;
-  failingSince: string | null;
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+type Schemas = components["schemas"];
 
-export interface EndpointSecret {
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: string | null;
-}
+/**
+ * `T` with some fields given narrower types. Each key must be one of `T`'s and each new type
+ * a subtype of the documented one, so a narrowing cannot drift from the API.
+ */
+type Narrow<T, R extends { [K in keyof R]: K extends keyof T ? T[K] : never }> = Omit<T, keyof R> & R;
 
-export interface Attempt {
-  id: string;
-  trigger: "scheduled" | "manual";
-  startedAt: string;
-  durationMs: number;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  succeeded: boolean;
-}
+/** The delivery statuses, as the event log's `status` filter documents them. */
+export type DeliveryStatus = NonNullable<NonNullable<operations["list_events"]["parameters"]["query"]>["status"]>;
 
-export type DeliveryStatus = "pending" | "delivered" | "failed" | "skipped";
-
-export interface Delivery {
-  id: string;
-  endpointId: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  attemptLog?: Attempt[];
-}
-
-export interface BillingEvent {
-  id: string;
-  webhookId: string;
-  type: string;
-  timestamp: string | null;
-  receivedAt: string;
-  origin: "polar" | "test";
-  deliveries: Delivery[];
-}
-
-export interface EventPage {
-  events: BillingEvent[];
-  hasMore: boolean;
-}
-
-export interface EventDetail extends BillingEvent {
-  payload: unknown;
-}
+export type Endpoint = Schemas["Endpoint"];
+export type EndpointSecret = Schemas["EndpointSecret"];
+export type Attempt = Narrow<Schemas["Attempt"], { trigger: "scheduled" | "manual" }>;
+export type Delivery = Narrow<Schemas["Delivery"], { status: DeliveryStatus; attemptLog?: Attempt[] | null }>;
+type EventNarrowing = { origin: "polar" | "test"; deliveries: Delivery[] };
+export type BillingEvent = Narrow<Schemas["BillingEvent"], EventNarrowing>;
+export type EventPage = Narrow<Schemas["EventPage"], { events: BillingEvent[] }>;
+export type EventDetail = Narrow<Schemas["EventDetail"], EventNarrowing>;
 
 /** The payments platform's own JSON for each entity (snake_case), read for what the page shows. */
-export interface CustomerBilling {
-  customer: Record<string, unknown> | null;
-  state: CustomerStateJson | null;
-  subscriptions: SubscriptionJson[];
-  orders: Record<string, unknown>[];
-  benefitGrants: Record<string, unknown>[];
-  refunds: Record<string, unknown>[];
-}
+export type CustomerBilling = Narrow<Schemas["CustomerBilling"], { state?: CustomerStateJson | null; subscriptions: SubscriptionJson[] }>;
 
 /** What was bought for an organization (`metadata.referenceId`), with the grants and refunds of it. */
-export interface OrganizationBilling {
-  organizationId: string;
-  subscriptions: SubscriptionJson[];
-  orders: OrderJson[];
-  benefitGrants: BenefitGrantJson[];
-  refunds: Record<string, unknown>[];
-}
+export type OrganizationBilling = Narrow<
+  Schemas["OrganizationBilling"],
+  { subscriptions: SubscriptionJson[]; orders: OrderJson[]; benefitGrants: BenefitGrantJson[] }
+>;
 
-export interface OrderJson {
+// Type aliases, not interfaces: they must be assignable to the document's `Record<string, unknown>`.
+export type OrderJson = {
   id: string;
   status: string;
   total_amount?: number | null;
@@ -97,17 +50,17 @@ export interface OrderJson {
   created_at?: string | null;
   invoice_number?: string | null;
   product?: { name?: string } | null;
-}
+};
 
-export interface BenefitGrantJson {
+export type BenefitGrantJson = {
   id: string;
   is_granted?: boolean;
   is_revoked?: boolean;
   granted_at?: string | null;
   benefit?: { type?: string; description?: string } | null;
-}
+};
 
-export interface SubscriptionJson {
+export type SubscriptionJson = {
   id: string;
   status: string;
   amount?: number | null;
@@ -116,34 +69,43 @@ export interface SubscriptionJson {
   current_period_end?: string | null;
   cancel_at_period_end?: boolean;
   product?: { name?: string } | null;
-}
+};
 
-export interface CustomerStateJson {
+export type CustomerStateJson = {
   active_subscriptions?: SubscriptionJson[];
   granted_benefits?: { id: string; benefit_type: string; granted_at?: string; properties?: Record<string, unknown> }[];
   active_meters?: { id: string; meter_id: string; consumed_units: number; credited_units: number; balance: number }[];
+};
+
+/** What the endpoint form sends (the organization is added by each call). */
+export type EndpointInput = Omit<Schemas["UpdateEndpointBody"], "organizationId">;
+export type EventFilter = Omit<Query<"/events", "get">, "organizationId">;
+
+type Method = "get" | "post" | "patch" | "delete";
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type Query<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+type PathParams<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { path: infer A } } ? A : never;
+type Body<P extends keyof paths, M extends Method> = Operation<P, M> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type Answer<P extends keyof paths, M extends Method> = Operation<P, M> extends { responses: { 200: { content: { "application/json": infer T } } } } ? T : never;
+
+type Answered<T> = Promise<{ data: T | null; error: ApiError | null }>;
+
+interface Request<P extends keyof paths, M extends Method> {
+  path?: PathParams<P, M>;
+  query?: Query<P, M>;
+  body?: Body<P, M>;
 }
 
-export interface EndpointInput {
-  url?: string;
-  description?: string;
-  eventTypes?: string[];
-  enabled?: boolean;
-  polarSigning?: boolean;
-}
-
-export interface EventFilter {
-  type?: string;
-  status?: DeliveryStatus;
-  limit?: number;
-  offset?: number;
-}
-
-type Answer<T> = Promise<{ data: T | null; error: ApiError | null }>;
-
-async function call<T>(method: string, path: string, body?: unknown): Answer<T> {
-  const response = await fetch(`/api/billing${path}`, {
-    method,
+/** One documented operation: `path` as the document writes it, its `{parameters}` filled in. */
+async function call<P extends keyof paths, M extends Method>(method: M, path: P, request: Request<P, M> = {}): Answered<Answer<P, M>> {
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String((request.path as Record<string, unknown>)[name])));
+  const query = Object.entries(request.query ?? {})
+    .filter(([, value]) => value !== undefined && value !== "")
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  const search = query.length > 0 ? `?${query.join("&")}` : "";
+  const body = request.body;
+  const response = await fetch(`/api/billing${filled}${search}`, {
+    method: method.toUpperCase(),
     credentials: "same-origin",
     headers: body === undefined ? {} : { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -151,35 +113,37 @@ async function call<T>(method: string, path: string, body?: unknown): Answer<T> 
   const text = await response.text();
   const json: unknown = text ? JSON.parse(text) : null;
   if (!response.ok) {
-    const error = (json ?? {}) as { code?: string; message?: string };
+    const error = (json ?? {}) as Partial<Schemas["ErrorBody"]>;
     return { data: null, error: { status: response.status, statusText: response.statusText, code: error.code, message: error.message } };
   }
-  return { data: json as T, error: null };
+  return { data: json as Answer<P, M>, error: null };
 }
 
-const org = (organizationId: string) => `organizationId=${encodeURIComponent(organizationId)}`;
-const one = (id: string) => encodeURIComponent(id);
+const inOrganization = (organizationId: string) => ({ organizationId });
 
+// Casts only where the app narrows the documented answer (see `Narrow`): each narrowed type is
+// assignable to the documented one, so the cast cannot hide a change of the API.
 export const billing = {
-  customer: () => call<CustomerBilling>("GET", "/customer"),
-  organization: (organizationId: string) => call<OrganizationBilling>("GET", `/customer/organization?${org(organizationId)}`),
-  listEndpoints: (organizationId: string) => call<Endpoint[]>("GET", `/endpoints?${org(organizationId)}`),
-  createEndpoint: (organizationId: string, input: EndpointInput) =>
-    call<Endpoint>("POST", "/endpoints", { ...input, organizationId }),
-  updateEndpoint: (organizationId: string, id: string, input: EndpointInput) =>
-    call<Endpoint>("PATCH", `/endpoints/${one(id)}`, { ...input, organizationId }),
-  deleteEndpoint: (organizationId: string, id: string) => call<{ status: boolean }>("DELETE", `/endpoints/${one(id)}?${org(organizationId)}`),
-  secret: (organizationId: string, id: string) => call<EndpointSecret>("GET", `/endpoints/${one(id)}/secret?${org(organizationId)}`),
-  rotateSecret: (organizationId: string, id: string) =>
-    call<Endpoint>("POST", `/endpoints/${one(id)}/rotate-secret`, { organizationId }),
-  sendTest: (organizationId: string, id: string) =>
-    call<{ eventId: string; deliveryId: string }>("POST", `/endpoints/${one(id)}/test`, { organizationId }),
-  listEvents: (organizationId: string, filter: EventFilter) => {
-    const query = new URLSearchParams({ organizationId });
-    for (const [key, value] of Object.entries(filter)) if (value !== undefined && value !== "") query.set(key, String(value));
-    return call<EventPage>("GET", `/events?${query.toString()}`);
-  },
-  event: (organizationId: string, id: string) => call<EventDetail>("GET", `/events/${one(id)}?${org(organizationId)}`),
-  replay: (organizationId: string, id: string) =>
-    call<{ deliveryIds: string[] }>("POST", `/events/${one(id)}/replay`, { organizationId }),
+  customer: () => call("get", "/customer") as Answered<CustomerBilling>,
+  organization: (organizationId: string) =>
+    call("get", "/customer/organization", { query: inOrganization(organizationId) }) as Answered<OrganizationBilling>,
+  listEndpoints: (organizationId: string) => call("get", "/endpoints", { query: inOrganization(organizationId) }),
+  createEndpoint: (organizationId: string, input: EndpointInput & { url: string }) =>
+    call("post", "/endpoints", { body: { ...input, organizationId } }),
+  updateEndpoint: (organizationId: string, endpointId: string, input: EndpointInput) =>
+    call("patch", "/endpoints/{endpointId}", { path: { endpointId }, body: { ...input, organizationId } }),
+  deleteEndpoint: (organizationId: string, endpointId: string) =>
+    call("delete", "/endpoints/{endpointId}", { path: { endpointId }, query: inOrganization(organizationId) }),
+  secret: (organizationId: string, endpointId: string) =>
+    call("get", "/endpoints/{endpointId}/secret", { path: { endpointId }, query: inOrganization(organizationId) }),
+  rotateSecret: (organizationId: string, endpointId: string) =>
+    call("post", "/endpoints/{endpointId}/rotate-secret", { path: { endpointId }, body: inOrganization(organizationId) }),
+  sendTest: (organizationId: string, endpointId: string) =>
+    call("post", "/endpoints/{endpointId}/test", { path: { endpointId }, body: inOrganization(organizationId) }),
+  listEvents: (organizationId: string, filter: EventFilter) =>
+    call("get", "/events", { query: { organizationId, ...filter } }) as Answered<EventPage>,
+  event: (organizationId: string, eventId: string) =>
+    call("get", "/events/{eventId}", { path: { eventId }, query: inOrganization(organizationId) }) as Answered<EventDetail>,
+  replay: (organizationId: string, eventId: string) =>
+    call("post", "/events/{eventId}/replay", { path: { eventId }, body: inOrganization(organizationId) }),
 };

@@ -45,6 +45,11 @@ export async function resetCache(): Promise<void> {
   await mutate(keys.session);
 }
 
+/** Reads the session again, and answers it (`undefined` when the read failed). */
+export async function refreshSession(): Promise<SessionData | null | undefined> {
+  return mutate<SessionData | null>(keys.session);
+}
+
 /**
  * Whether the signed-in user may list users, i.e. open the admin area. Asked of the server
  * (roles, custom roles and ADMIN_USER_IDS all count there); each action is checked again.

@@ -1,14 +1,12 @@
 "use client";
-import useSWR from "swr";
-import { billing, type CustomerBilling } from "@/lib/billing";
-import { describe, unwrap, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
-import { keys } from "@/lib/session";
+import { useCustomerBilling } from "../billing/hooks";
 import { SubscriptionList } from "../billing/SubscriptionList";
+import { LoadError } from "../LoadError";
 
 /** The signed-in user's subscriptions, granted benefits and meters, as the payments platform last told them. */
 export function BillingSection({ userId }: { userId: string }) {
-  const { data, error, isLoading, mutate } = useSWR<CustomerBilling | null, ApiError>(keys.customerBilling(userId), () => unwrap(billing.customer()));
+  const { data, error, isLoading, mutate } = useCustomerBilling(userId);
   const subscriptions = data?.state?.active_subscriptions ?? data?.subscriptions.filter((s) => s.status === "active" || s.status === "trialing") ?? [];
   const benefits = data?.state?.granted_benefits ?? [];
   const meters = data?.state?.active_meters ?? [];
@@ -16,12 +14,7 @@ export function BillingSection({ userId }: { userId: string }) {
     <section className="card" aria-labelledby="billing-title" aria-busy={isLoading || undefined}>
       <h2 id="billing-title">Billing</h2>
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load your billing. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="your billing" error={error} retry={mutate} />
       ) : isLoading ? (
         <ul className="list" aria-label="Loading billing">
           <li className="skeleton-row" />

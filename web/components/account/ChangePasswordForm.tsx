@@ -1,13 +1,12 @@
 "use client";
 import { useState } from "react";
-import { mutate } from "swr";
 import { authClient } from "@/lib/auth-client";
 import * as rules from "@/lib/rules";
-import { keys } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
+import { refreshSessions } from "./hooks";
 
 const empty = { currentPassword: "", newPassword: "", confirm: "" };
 
@@ -33,8 +32,7 @@ export function ChangePasswordForm({ userId }: { userId: string }) {
         tone: "success",
         text: revokeOthers ? "Password changed. Your other sessions were signed out." : "Password changed.",
       });
-      // A new session token replaces the current one when the others are revoked.
-      await Promise.all([mutate(keys.session), mutate(keys.sessions(userId))]);
+      await refreshSessions(userId);
     },
   );
 

@@ -1,10 +1,9 @@
 "use client";
 import { useState } from "react";
-import { mutate } from "swr";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
 import * as rules from "@/lib/rules";
-import { keys } from "@/lib/session";
+import { refreshSession } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
 import { CHANGE_EMAIL_PAGE, VERIFY_PAGE } from "../auth/VerifyEmailLanding";
 import { Button } from "../Button";
@@ -37,7 +36,7 @@ export function EmailSection({ session }: { session: SessionData }) {
     () => authClient.changeEmail({ newEmail: form.values.newEmail.trim(), callbackURL: CHANGE_EMAIL_PAGE }),
     async () => {
       const wanted = form.values.newEmail.trim().toLowerCase();
-      const now = (await mutate(keys.session)) as SessionData | null | undefined;
+      const now = await refreshSession();
       form.reset();
       form.setNotice({
         tone: "success",

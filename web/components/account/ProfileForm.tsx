@@ -1,13 +1,11 @@
 "use client";
-import { mutate } from "swr";
-import { authClient, type SessionData } from "@/lib/auth-client";
-import { settle, type ApiError } from "@/lib/errors";
+import type { SessionData } from "@/lib/auth-client";
 import * as rules from "@/lib/rules";
-import { keys } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
+import { updateProfile } from "./hooks";
 
 /** Name, picture address and username; shown at once (optimistic), rolled back if refused. */
 export function ProfileForm({ session }: { session: SessionData }) {
@@ -34,25 +32,7 @@ export function ProfileForm({ session }: { session: SessionData }) {
         image: form.values.image.trim() || null,
         ...(username && username !== shownUsername ? { username, displayUsername: username } : {}),
       };
-      let refused: ApiError | null = null;
-      await mutate(
-        keys.session,
-        async () => {
-          const { error } = await settle(authClient.updateUser(changes));
-          if (error) {
-            refused = error;
-            throw error;
-          }
-          return undefined;
-        },
-        {
-          optimisticData: (current?: SessionData | null) =>
-            current ? { ...current, user: { ...current.user, ...changes } } : (current ?? null),
-          rollbackOnError: true,
-          populateCache: false,
-          revalidate: true,
-        },
-      ).catch(() => undefined);
+      const refused = await updateProfile(changes);
       return { data: null, error: refused };
     },
     () => form.setNotice({ tone: "success", text: "Profile saved." }),

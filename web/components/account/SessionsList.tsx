@@ -1,16 +1,15 @@
 "use client";
 import { useRouter } from "next/navigation";
-import useSWR from "swr";
 import { useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
-import { describe, settle, unwrap, type ApiError } from "@/lib/errors";
+import { describe, settle, type ApiError } from "@/lib/errors";
 import { describeAgent, formatDate } from "@/lib/format";
 import { signInPath } from "@/lib/callback";
-import { keys, resetCache } from "@/lib/session";
+import { resetCache } from "@/lib/session";
 import { FormAlert } from "../FormAlert";
 import { Button } from "../Button";
-
-type Listed = NonNullable<Awaited<ReturnType<typeof authClient.listSessions>>["data"]>[number];
+import { LoadError } from "../LoadError";
+import { useSessions } from "./hooks";
 
 /**
  * The user's active sessions, this one marked; revoke one, or every other. While an admin
@@ -19,9 +18,7 @@ type Listed = NonNullable<Awaited<ReturnType<typeof authClient.listSessions>>["d
 export function SessionsList({ current }: { current: SessionData }) {
   const readOnly = Boolean(current.session.impersonatedBy);
   const router = useRouter();
-  const { data, error, isLoading, mutate } = useSWR<Listed[] | null, ApiError>(keys.sessions(current.user.id), () =>
-    unwrap(authClient.listSessions()),
-  );
+  const { data, error, isLoading, mutate } = useSessions(current.user.id);
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const working = (key: string, on: boolean) =>
     setBusy((b) => {
@@ -94,12 +91,7 @@ export function SessionsList({ current }: { current: SessionData }) {
           </button>
         </div>
       ) : error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load your sessions. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="your sessions" error={error} retry={mutate} />
       ) : isLoading ? (
         <ul className="list" aria-label="Loading sessions">
           <li className="skeleton-row" />

@@ -7,7 +7,7 @@ import { Dialog } from "../Dialog";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
 import { Button } from "../Button";
-import { refreshUsers } from "./refresh";
+import { refreshUsers } from "./hooks";
 
 const checks = { name: rules.required("a name"), email: rules.email, password: rules.password };
 const empty = { name: "", email: "", password: "" };

@@ -8,8 +8,7 @@ import { resetCache } from "@/lib/session";
 import { Dialog } from "../Dialog";
 import { FormAlert } from "../FormAlert";
 import { Button } from "../Button";
-import { refreshUsers } from "./refresh";
-import type { AdminUser } from "./useUsers";
+import { refreshUsers, type AdminUser } from "./hooks";
 
 const BAN_LENGTHS = [
   { label: "1 hour", seconds: 3600 },

@@ -1,10 +1,10 @@
 "use client";
 import { useEffect, useState } from "react";
-import { describe } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
+import { LoadError } from "../LoadError";
 import { CreateUserDialog } from "./CreateUserDialog";
 import { ManageUserDialog } from "./ManageUserDialog";
-import { PAGE_SIZE, useUsers, type UsersQuery } from "./useUsers";
+import { PAGE_SIZE, useUsers, type UsersQuery } from "./hooks";
 
 const COLUMNS: { key: UsersQuery["sortBy"]; label: string }[] = [
   { key: "name", label: "Name" },
@@ -76,12 +76,7 @@ export function UsersAdmin({ userId }: { userId: string }) {
       </form>
 
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load the users. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="the users" error={error} retry={mutate} />
       ) : null}
 
       <div className="table-wrap" aria-busy={isLoading || isValidating || undefined}>

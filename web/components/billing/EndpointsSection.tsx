@@ -6,6 +6,7 @@ import { formatDate } from "@/lib/format";
 import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
+import { LoadError } from "../LoadError";
 import { refreshBilling, useEndpoints } from "./hooks";
 
 /** The organization's endpoints, each with what its managers can do to it. */
@@ -15,12 +16,7 @@ export function EndpointsSection({ userId, organizationId }: { userId: string; o
     <section className="card" aria-labelledby="endpoints-title" aria-busy={isLoading || undefined}>
       <h2 id="endpoints-title">Endpoints</h2>
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load the endpoints. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="the endpoints" error={error} retry={mutate} />
       ) : isLoading ? (
         <ul className="list" aria-label="Loading endpoints">
           <li className="skeleton-row" />

@@ -5,6 +5,7 @@ import { describe, settle } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
+import { LoadError } from "../LoadError";
 import { SelectField } from "../SelectField";
 import { refreshBilling, useEndpoints, useEvent, useEvents } from "./hooks";
 
@@ -59,12 +60,7 @@ export function EventLog({ userId, organizationId }: { userId: string; organizat
         </div>
       </div>
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load the event log. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="the event log" error={error} retry={mutate} />
       ) : isLoading ? (
         <ul className="list" aria-label="Loading events">
           <li className="skeleton-row" />

@@ -1,17 +1,13 @@
 "use client";
-import useSWR from "swr";
-import { billing, type OrganizationBilling } from "@/lib/billing";
-import { describe, unwrap, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
-import { keys } from "@/lib/session";
+import { LoadError } from "../LoadError";
 import { describeOrder } from "./describe";
+import { useOrganizationBilling } from "./hooks";
 import { SubscriptionList } from "./SubscriptionList";
 
 /** What was bought for the organization: its subscriptions, orders and the benefits they grant. */
 export function OrganizationPurchases({ userId, organizationId }: { userId: string; organizationId: string }) {
-  const { data, error, isLoading, mutate } = useSWR<OrganizationBilling | null, ApiError>(keys.organizationBilling(userId, organizationId), () =>
-    unwrap(billing.organization(organizationId)),
-  );
+  const { data, error, isLoading, mutate } = useOrganizationBilling(userId, organizationId);
   const subscriptions = data?.subscriptions ?? [];
   const orders = data?.orders ?? [];
   const grants = data?.benefitGrants ?? [];
@@ -19,12 +15,7 @@ export function OrganizationPurchases({ userId, organizationId }: { userId: stri
     <section className="card" aria-labelledby="purchases-title" aria-busy={isLoading || undefined}>
       <h2 id="purchases-title">Subscriptions and orders</h2>
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load the organization&apos;s billing. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="the organization's billing" error={error} retry={mutate} />
       ) : isLoading ? (
         <ul className="list" aria-label="Loading subscriptions and orders">
           <li className="skeleton-row" />

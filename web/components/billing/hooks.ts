@@ -1,6 +1,15 @@
 "use client";
 import useSWR, { mutate } from "swr";
-import { billing, type BillingEvent, type Endpoint, type EventDetail, type EventFilter, type EventPage } from "@/lib/billing";
+import {
+  billing,
+  type BillingEvent,
+  type CustomerBilling,
+  type Endpoint,
+  type EventDetail,
+  type EventFilter,
+  type EventPage,
+  type OrganizationBilling,
+} from "@/lib/billing";
 import { addCodes, unwrap, type ApiError } from "@/lib/errors";
 import { keys } from "@/lib/session";
 
@@ -17,6 +26,18 @@ addCodes({
   ENDPOINT_DISABLED: { message: "Enable the endpoint first.", fields: [] },
   EVENT_NOT_FOUND: { message: "This event is not in your organization's log.", fields: [] },
 });
+
+/** The signed-in user's subscriptions, benefits and meters, as the payments platform last told them. */
+export function useCustomerBilling(userId: string) {
+  return useSWR<CustomerBilling | null, ApiError>(keys.customerBilling(userId), () => unwrap(billing.customer()));
+}
+
+/** What was bought for the organization. */
+export function useOrganizationBilling(userId: string, organizationId: string) {
+  return useSWR<OrganizationBilling | null, ApiError>(keys.organizationBilling(userId, organizationId), () =>
+    unwrap(billing.organization(organizationId)),
+  );
+}
 
 export function useEndpoints(userId: string, organizationId: string) {
   return useSWR<Endpoint[] | null, ApiError>(keys.endpoints(userId, organizationId), () => unwrap(billing.listEndpoints(organizationId)));

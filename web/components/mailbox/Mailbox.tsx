@@ -1,7 +1,8 @@
 "use client";
 import { Fragment, useState } from "react";
 import { formatDate } from "@/lib/format";
-import { MailboxUnavailable, useMailbox, type DevMail } from "./useMailbox";
+import { LoadError } from "../LoadError";
+import { MailboxUnavailable, useMailbox, type DevMail } from "./hooks";
 
 /** The standalone stack's outgoing mail, newest first, with each mail's text and links. */
 export function Mailbox() {
@@ -22,12 +23,7 @@ export function Mailbox() {
       <h1 id="mailbox-title">Mailbox</h1>
       <p className="muted">Every mail this standalone stack sent, newest first. Mails carry live links: keep them to yourself.</p>
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load the mailbox. {error.message}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="the mailbox" error={error} retry={mutate} />
       ) : null}
       {isLoading ? (
         <ul className="list" aria-label="Loading mails">

@@ -2,17 +2,16 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import useSWR from "swr";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { safeCallback, signInPath, withCallback } from "@/lib/callback";
-import { describe, settle, unwrap, type ApiError } from "@/lib/errors";
+import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
-import { keys, resetCache, useSession } from "@/lib/session";
+import { resetCache, useSession } from "@/lib/session";
 import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
-import { refreshSessionAndOrganizations } from "./hooks";
+import { LoadError } from "../LoadError";
+import { refreshSessionAndOrganizations, useInvitation } from "./hooks";
 import { roleLabel } from "./roles";
-import type { InvitationDetails } from "./types";
 
 const PAGE = "accept-invitation";
 
@@ -49,12 +48,9 @@ export function AcceptInvitation() {
 
   if (error) {
     return (
-      <section className="card" role="alert" aria-labelledby="invite-title">
+      <section className="card" aria-labelledby="invite-title">
         <h1 id="invite-title">Invitation</h1>
-        <p>We could not load your session. {describe(error)}</p>
-        <button type="button" className="button button-secondary" onClick={() => void mutate()}>
-          Try again
-        </button>
+        <LoadError what="your session" error={error} retry={mutate} />
       </section>
     );
   }
@@ -102,12 +98,7 @@ function Invitation({ id, token, session, here }: { id: string; token: string | 
   const router = useRouter();
   // The token rides along as an extra field, which the official client passes through.
   const answer = token ? { invitationId: id, token } : { invitationId: id };
-  const query = token ? { id, token } : { id };
-  const { data, error, isLoading, mutate } = useSWR<InvitationDetails | null, ApiError>(
-    keys.invitation(session.user.id, id),
-    () => unwrap(authClient.organization.getInvitation({ query })) as Promise<InvitationDetails | null>,
-    { shouldRetryOnError: false, revalidateOnFocus: false },
-  );
+  const { data, error, isLoading, mutate } = useInvitation(session.user.id, id, token);
   const [busy, setBusy] = useState<"accept" | "reject" | "sign-out">();
   const [failure, setFailure] = useState<ApiError>();
   const [declined, setDeclined] = useState(false);

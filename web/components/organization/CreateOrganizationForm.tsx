@@ -8,7 +8,8 @@ import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
 import { SlugField } from "./SlugField";
-import { useSlugCheck, type SlugStatus } from "./useSlugCheck";
+import { useSlugCheck } from "./hooks";
+import type { SlugStatus } from "./slug";
 
 /**
  * A new organization: its name, a slug derived from the name until the user edits it (checked

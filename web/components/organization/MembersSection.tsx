@@ -1,12 +1,10 @@
 "use client";
 import { useState } from "react";
-import { mutate } from "swr";
 import { authClient } from "@/lib/auth-client";
-import { describe, settle, type ApiError } from "@/lib/errors";
-import { keys } from "@/lib/session";
+import { describe, settle } from "@/lib/errors";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
-import { refreshOrganizations } from "./hooks";
+import { changeMemberRole, refreshOrganizations } from "./hooks";
 import { ROLE_OPTIONS, mayChange, roleLabel, type Abilities } from "./roles";
 import type { FullOrganization, Member } from "./types";
 
@@ -19,33 +17,12 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
   const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
   const [saving, setSaving] = useState<string>();
   const [removing, setRemoving] = useState<Member>();
-  const key = keys.organization(userId, org.id);
   const members = [...org.members].sort((a, b) => (a.userId === userId ? -1 : b.userId === userId ? 1 : (a.user.name || a.user.email).localeCompare(b.user.name || b.user.email)));
 
   async function changeRole(member: Member, role: string) {
     setSaving(member.id);
     setNotice(undefined);
-    let refused: ApiError | undefined;
-    await mutate(
-      key,
-      async (current?: FullOrganization | null) => {
-        const { error } = await settle(
-          authClient.organization.updateMemberRole({ memberId: member.id, role: role as "member", organizationId: org.id }),
-        );
-        if (error) {
-          refused = error;
-          throw error;
-        }
-        return current;
-      },
-      {
-        optimisticData: (current?: FullOrganization | null) =>
-          current ? { ...current, members: current.members.map((m) => (m.id === member.id ? { ...m, role } : m)) } : (current ?? null),
-        rollbackOnError: true,
-        populateCache: false,
-        revalidate: true,
-      },
-    ).catch(() => undefined);
+    const refused = await changeMemberRole(userId, org.id, member.id, role);
     setSaving(undefined);
     const who = member.user.name || member.user.email;
     setNotice(refused ? { tone: "error", text: `${who}'s role was not changed: ${describe(refused)}` } : { tone: "success", text: `${who} is now ${roleLabel(role).toLowerCase()}.` });

@@ -7,6 +7,7 @@ import { describe, settle, type ApiError } from "@/lib/errors";
 import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
+import { LoadError } from "../LoadError";
 import { refreshSessionAndOrganizations, useFullOrganization, useMemberRole, useOrganizations } from "./hooks";
 import { InvitationsSection } from "./InvitationsSection";
 import { OrganizationLogo } from "./OrganizationLogo";
@@ -61,12 +62,7 @@ export function ChooseOrganization({ userId }: { userId: string }) {
       </div>
       <FormAlert message={message} />
       {error ? (
-        <div role="alert" className="alert alert-error">
-          We could not load your organizations. {describe(error)}{" "}
-          <button type="button" className="link-button" onClick={() => void mutate()}>
-            Try again
-          </button>
-        </div>
+        <LoadError what="your organizations" error={error} retry={mutate} />
       ) : isLoading ? (
         <ul className="list" aria-label="Loading organizations">
           <li className="skeleton-row" />
@@ -151,22 +147,17 @@ function OrganizationError({ error, retry }: { error: ApiError; retry: () => voi
     await refreshSessionAndOrganizations();
   }
   return (
-    <section className="card" role="alert" aria-labelledby="org-error-title">
+    <section className="card" aria-labelledby="org-error-title">
       <h1 id="org-error-title">Organization</h1>
       {gone ? (
         <>
-          <p>You are no longer a member of this organization, or it was deleted.</p>
+          <p role="alert">You are no longer a member of this organization, or it was deleted.</p>
           <Button busy={leaving} busyLabel="Switching…" onClick={() => void chooseAnother()}>
             Choose another organization
           </Button>
         </>
       ) : (
-        <>
-          <p>We could not load the organization. {describe(error)}</p>
-          <button type="button" className="button button-secondary" onClick={retry}>
-            Try again
-          </button>
-        </>
+        <LoadError what="the organization" error={error} retry={retry} />
       )}
     </section>
   );

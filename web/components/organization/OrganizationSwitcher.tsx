@@ -4,6 +4,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
+import { LoadError } from "../LoadError";
 import { useDismiss } from "../useDismiss";
 import { refreshSessionAndOrganizations, useOrganizations } from "./hooks";
 import { OrganizationLogo } from "./OrganizationLogo";
@@ -17,7 +18,7 @@ import { OrganizationLogo } from "./OrganizationLogo";
 export function OrganizationSwitcher({ session }: { session: SessionData }) {
   const userId = session.user.id;
   const activeId = session.session.activeOrganizationId ?? null;
-  const { data: organizations, error, isLoading } = useOrganizations(userId);
+  const { data: organizations, error, isLoading, mutate } = useOrganizations(userId);
   const [open, setOpen] = useState(false);
   const [switching, setSwitching] = useState<string | null>();
   const [message, setMessage] = useState<string>();
@@ -98,7 +99,7 @@ export function OrganizationSwitcher({ session }: { session: SessionData }) {
           ))}
         </ul>
         {isLoading ? <p className="muted">Loading organizations…</p> : null}
-        {error ? <p className="field-error">We could not load your organizations. {describe(error)}</p> : null}
+        {error ? <LoadError what="your organizations" error={error} retry={mutate} /> : null}
         <div className="org-panel-links">
           <Link href="/organization/">{activeId ? "Manage organization" : "All organizations"}</Link>
           <Link href="/organization/create/">Create organization</Link>

@@ -9,11 +9,11 @@ import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
-import { refreshSessionAndOrganizations } from "./hooks";
+import { refreshSessionAndOrganizations, useSlugCheck } from "./hooks";
 import type { Abilities } from "./roles";
 import { SlugField } from "./SlugField";
 import type { FullOrganization } from "./types";
-import { useSlugCheck, type SlugStatus } from "./useSlugCheck";
+import type { SlugStatus } from "./slug";
 
 /** Name, slug (checked as typed) and logo; and, for an owner, deleting the organization. */
 export function SettingsSection({ org, userId, abilities }: { org: FullOrganization; userId: string; abilities: Abilities }) {

@@ -1,6 +1,6 @@
 "use client";
 import { Field } from "../Field";
-import { slugMessage, type SlugStatus } from "./useSlugCheck";
+import { slugMessage, type SlugStatus } from "./slug";
 
 interface SlugFieldProps {
   name: string;

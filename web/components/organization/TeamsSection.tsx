@@ -8,6 +8,7 @@ import { Button } from "../Button";
 import { Dialog } from "../Dialog";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
+import { LoadError } from "../LoadError";
 import { SelectField } from "../SelectField";
 import { refreshOrganizations, refreshSessionAndOrganizations, useTeamMembers } from "./hooks";
 import type { Abilities } from "./roles";
@@ -158,12 +159,7 @@ function TeamDialog({
           error.code === "USER_IS_NOT_A_MEMBER_OF_THE_TEAM" ? (
             <p className="muted">Only the team&apos;s own members can see who is in it.</p>
           ) : (
-            <div role="alert" className="alert alert-error">
-              We could not load the team. {describe(error)}{" "}
-              <button type="button" className="link-button" onClick={() => void mutate()}>
-                Try again
-              </button>
-            </div>
+            <LoadError what="the team" error={error} retry={mutate} />
           )
         ) : isLoading ? (
           <ul className="list" aria-label="Loading the team's members">

@@ -1,6 +1,7 @@
 "use client";
-import useSWR from "swr";
+import useSWR, { mutate } from "swr";
 import type { UserWithRole } from "better-auth/client/plugins";
+import type { components } from "@/lib/api/auth";
 import { authClient } from "@/lib/auth-client";
 import { unwrap, type ApiError } from "@/lib/errors";
 import { keys } from "@/lib/session";
@@ -16,10 +17,8 @@ export interface UsersQuery {
 }
 
 export type AdminUser = UserWithRole;
-interface Page {
-  users: AdminUser[];
-  total: number;
-}
+/** `list-users`' answer as documented, its users as the client types them. */
+type Page = Omit<components["schemas"]["ListUsersResponse"], "users"> & { users: AdminUser[] };
 
 /** One page of users from `list-users`; the previous page stays on screen while the next loads. */
 export function useUsers(userId: string, q: UsersQuery) {
@@ -36,4 +35,9 @@ export function useUsers(userId: string, q: UsersQuery) {
     unwrap<Page>(authClient.admin.listUsers({ query }) as Promise<{ data: Page | null; error: ApiError | null }>), {
     keepPreviousData: true,
   });
+}
+
+/** Revalidates every cached page of the users table after an admin action. */
+export function refreshUsers() {
+  return mutate((key) => Array.isArray(key) && key[0] === keys.adminUsers("", {})[0]);
 }

@@ -1,0 +1,19 @@
+import { describe, type ApiError } from "@/lib/errors";
+
+/**
+ * The one block a read that failed shows: what could not be loaded, why, and a way to ask
+ * again. Announced when it appears.
+ */
+export function LoadError({ what, error, retry }: { what: string; error: ApiError | Error; retry: () => unknown }) {
+  // The API's refusals are worded by the one table in errors.ts; other failures (a fetch of
+  // the dev mailbox) carry their own message.
+  const why = error instanceof Error ? error.message : describe(error);
+  return (
+    <div role="alert" className="alert alert-error">
+      We could not load {what}. {why}{" "}
+      <button type="button" className="link-button" onClick={() => void retry()}>
+        Try again
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+"use client";
+import { RequireSession } from "../RequireSession";
+import { BillingSection } from "./BillingSection";
+import { ChangePasswordForm } from "./ChangePasswordForm";
+import { DeleteAccount } from "./DeleteAccount";
+import { EmailSection } from "./EmailSection";
+import { ProfileForm } from "./ProfileForm";
+import { SessionsList } from "./SessionsList";
+
+/** `/account/`: the signed-in user's profile, address, password, sessions and billing. */
+export function AccountScreen() {
+  return (
+    <RequireSession>
+      {(session) => (
+        <div className="stack">
+          <h1>Account</h1>
+          <ProfileForm key={session.user.id} session={session} />
+          {/* An admin acting as the user changes neither their address, password nor existence. */}
+          {session.session.impersonatedBy ? null : <EmailSection key={`email-${session.user.id}`} session={session} />}
+          {session.session.impersonatedBy ? null : <ChangePasswordForm userId={session.user.id} />}
+          <SessionsList current={session} />
+          <BillingSection userId={session.user.id} />
+          {session.session.impersonatedBy ? null : <DeleteAccount email={session.user.email} />}
+        </div>
+      )}
+    </RequireSession>
+  );
+}
