@@ -3,8 +3,12 @@
 
 1. `kubectl kustomize` renders k8s/base and every overlay;
 2. every rendered object validates against the Kubernetes schemas (kubernetes-validate);
-3. every part the binary runs (`gatehouse parts`) has a Deployment, a Service and a
-   NetworkPolicy of its name in the base, so a new service cannot ship without manifests;
+3. every part the binary runs (`gatehouse parts --json`, the one list of parts) has a
+   Deployment, a Service and a NetworkPolicy of its name in the base, so a new service cannot
+   ship without manifests; the ConfigMap places it (its listen and operations addresses on the
+   part's own ports, a service's URL at its Service, its database URL from a Secret file), its
+   container's ports are those, and the dev overlay's Secret holds every file the ConfigMap
+   names;
 4. every Gatehouse container runs as non-root with a read-only root filesystem, probes on
    its operations port and resource limits, and reads no secret from a plain value;
 5. every service's pods apply its migrations first: an init container `gatehouse migrate
@@ -12,6 +16,7 @@
 
     python3 scripts/k8s-check.py path/to/gatehouse
 """
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -36,11 +41,44 @@ def fail(message: str) -> None:
     sys.exit(1)
 
 
+def port(addr: str) -> int:
+    return int(addr.rsplit(":", 1)[1])
+
+
+def check_placements(placements: list[dict], base: list[dict], rendered: dict) -> None:
+    """Each part's variables in the ConfigMap, on the ports its container declares."""
+    (config,) = [d for d in base if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "gatehouse-config"]
+    data = config["data"]
+    deployments = {d["metadata"]["name"]: d for d in base if d["kind"] == "Deployment"}
+    for placement in placements:
+        name = placement["name"]
+        (container,) = deployments[name]["spec"]["template"]["spec"]["containers"]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        listen = {"listen_var": port(placement["default_listen"]), "ops_listen_var": port(placement["default_ops_listen"])}
+        for var, default_port in listen.items():
+            value = data.get(placement[var])
+            if value is None or port(value) != default_port:
+                fail(f"ConfigMap: {placement[var]} is {value!r}, not on {name}'s port {default_port}")
+        if sorted(ports.values()) != sorted(listen.values()):
+            fail(f"Deployment/{name}: container ports {ports} are not {sorted(listen.values())}")
+        if placement["url_var"] and data.get(placement["url_var"]) != f"http://{name}:{listen['listen_var']}":
+            fail(f"ConfigMap: {placement['url_var']} is {data.get(placement['url_var'])!r}, not {name}'s Service")
+        if placement["database_url_var"] and not data.get(placement["database_url_var"] + "_FILE"):
+            fail(f"ConfigMap: {name} has no {placement['database_url_var']}_FILE")
+    files = {value.rsplit("/", 1)[1] for key, value in data.items() if key.endswith("_FILE")}
+    (secret,) = [d for d in rendered["dev"] if d["kind"] == "Secret" and d["metadata"]["name"] == "gatehouse-secrets"]
+    missing = files - set(secret.get("data", {})) - set(secret.get("stringData", {}))
+    if missing:
+        fail(f"dev: the Secret gatehouse-secrets lacks {sorted(missing)}, which the ConfigMap names")
+    print(f"k8s-check: the ConfigMap places every part on its container's ports; the dev Secret holds its {len(files)} files")
+
+
 def main() -> None:
     binary = sys.argv[1]
-    parts = subprocess.run(
-        [binary, "parts"], check=True, capture_output=True, text=True
-    ).stdout.split()
+    placements = json.loads(
+        subprocess.run([binary, "parts", "--json"], check=True, capture_output=True, text=True).stdout
+    )
+    parts = [placement["name"] for placement in placements]
     if "gateway" not in parts or len(parts) < 3:
         fail(f"`gatehouse parts` listed {parts}")
     trees = [ROOT / "k8s/base"] + sorted((ROOT / "k8s/overlays").iterdir())
@@ -62,6 +100,8 @@ def main() -> None:
         for kind in ("Deployment", "Service", "NetworkPolicy"):
             if (kind, part) not in have:
                 fail(f"the part `{part}` has no {kind} named {part} in k8s/base")
+
+    check_placements(placements, base, rendered)
 
     for tree, docs in rendered.items():
         for doc in docs:

@@ -97,17 +97,18 @@ class TraceSink(trace_service_pb2_grpc.TraceServiceServicer):
             return found
 
 
-def render_for_podman(parts: list[str], image: str, ports: dict, urls: dict, secret_dir: Path):
+def render_for_podman(placements: list[dict], image: str, ports: dict, urls: dict, secret_dir: Path):
     """The dev overlay's ConfigMap and part Deployments, adapted to this machine."""
+    parts = [placement["name"] for placement in placements]
     docs = [d for d in yaml.safe_load_all(run("kubectl", "kustomize", str(ROOT / "k8s/overlays/dev")).stdout) if d]
     config = next(d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "gatehouse-config")
     data = config["data"]
-    for part in parts:
-        upper = part.upper().replace("-", "_")  # BILLING_WEBHOOK_LISTEN for billing-webhook
-        data[f"{upper}_LISTEN"] = f"127.0.0.1:{ports[part]}"
-        data[f"{upper}_OPS_LISTEN"] = f"127.0.0.1:{ports[part + '-ops']}"
-        if part != "gateway":
-            data[f"{upper}_URL"] = f"http://127.0.0.1:{ports[part]}"
+    for placement in placements:
+        part = placement["name"]
+        data[placement["listen_var"]] = f"127.0.0.1:{ports[part]}"
+        data[placement["ops_listen_var"]] = f"127.0.0.1:{ports[part + '-ops']}"
+        if placement["url_var"]:
+            data[placement["url_var"]] = f"http://127.0.0.1:{ports[part]}"
     data["BASE_URL"] = urls["base"]
     data["OTEL_EXPORTER_OTLP_ENDPOINT"] = urls["otlp"]
     data["RATE_LIMIT_SIGN_IN_MAX"] = "1000"
@@ -136,6 +137,14 @@ def render_for_podman(parts: list[str], image: str, ports: dict, urls: dict, sec
     if {d["metadata"]["name"] for d in deployments} != set(parts):
         fail("the dev overlay lacks a Deployment for some part")
     return [config] + deployments, probes
+
+
+def secret_file(var: str) -> str:
+    """The Secret's file that `<var>_FILE` names in the base ConfigMap (`identity-database-url`
+    for `IDENTITY_DATABASE_URL`)."""
+    docs = yaml.safe_load_all((ROOT / "k8s/base/config.yaml").read_text())
+    data = next(d for d in docs if d and d["kind"] == "ConfigMap")["data"]
+    return data[f"{var}_FILE"].rsplit("/", 1)[1]
 
 
 def http(opener, method: str, url: str, body=None, headers=None):
@@ -384,10 +393,17 @@ def web_app(site: str, logs) -> None:
 
 def main() -> None:
     image = sys.argv[1] if len(sys.argv) > 1 else "localhost/gatehouse:dev"
-    parts = run("podman", "run", "--rm", "--entrypoint", "/usr/local/bin/gatehouse", image, "parts").stdout.split()
+    # The image's own list of parts (`gatehouse parts --json`): the one list, with each part's
+    # variables.
+    placements = json.loads(
+        run("podman", "run", "--rm", "--entrypoint", "/usr/local/bin/gatehouse", image, "parts", "--json").stdout
+    )
+    parts = [placement["name"] for placement in placements]
     ports = {key: free_port() for part in parts for key in (part, part + "-ops")}
     suffix = secrets.token_hex(4)
-    databases = {part: f"gh_pods_{part.replace('-', '_')}_{suffix}" for part in parts if part != "gateway"}
+    databases = {
+        p["name"]: f"gh_pods_{p['name'].replace('-', '_')}_{suffix}" for p in placements if p["database_url_var"]
+    }
     base_url = f"http://localhost:{ports['gateway']}"
 
     sink = TraceSink()
@@ -416,7 +432,8 @@ def main() -> None:
         "service-token": secrets.token_hex(32),
         "cache-url": "redis://127.0.0.1:6379",
         "bus-url": "amqp://guest:guest@127.0.0.1:5672/%2f",
-        **{f"{part}-database-url": f"{pg_base}/{name}" for part, name in databases.items()},
+        **{secret_file(p["database_url_var"]): f"{pg_base}/{databases[p['name']]}" for p in placements
+           if p["database_url_var"]},
         # A real SMTP server (aiosmtpd) on this host: the mail flow step reads what it receives.
         "mail-url": f"smtp://127.0.0.1:{smtp_port}",
         # As the payments platform shows it; the webhook step signs with it.
@@ -430,7 +447,7 @@ def main() -> None:
     secret_dir.chmod(0o755)
 
     manifests, probes = render_for_podman(
-        parts, image, ports, {"base": base_url, "otlp": f"http://127.0.0.1:{otlp_port}"}, secret_dir
+        placements, image, ports, {"base": base_url, "otlp": f"http://127.0.0.1:{otlp_port}"}, secret_dir
     )
     played = work / "pods.yaml"
     played.write_text(yaml.safe_dump_all(manifests))

@@ -45,13 +45,16 @@ npm ci --prefix web --no-audit --no-fund --silent
 
 step "live standalone stack (serves the web app and /api/auth to the next two steps)"
 cargo build --locked --bin gatehouse
+# Every service's listener on a free loopback port, for each part `gatehouse parts` lists.
+service_listeners="$("$CARGO_TARGET_DIR/debug/gatehouse" parts --json | python3 -c \
+  'import json, sys; print(" ".join(p["listen_var"] + "=127.0.0.1:0" for p in json.load(sys.stdin) if p["url_var"]))')"
 # start_stack DATA_DIR [VAR=value …]: a standalone Gatehouse on a free port with rate limits
 # raised (the suites sign in many times from one address); sets $port and $stack_pid.
 start_stack() {
   local dir="$1"; shift
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   env DATA_DIR="$dir" WEB_DIR="$PWD/web/out" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
-    IDENTITY_LISTEN=127.0.0.1:0 SESSION_LISTEN=127.0.0.1:0 MAILER_LISTEN=127.0.0.1:0 ORGANIZATION_LISTEN=127.0.0.1:0 BILLING_WEBHOOK_LISTEN=127.0.0.1:0 GATEWAY_OPS_LISTEN=127.0.0.1:0 \
+    $service_listeners GATEWAY_OPS_LISTEN=127.0.0.1:0 \
     RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RATE_LIMIT_EMAIL_MAX=100000 DEV_MAILBOX=true RUST_LOG=warn "$@" \
     "$CARGO_TARGET_DIR/debug/gatehouse" standalone >"$dir/gatehouse.log" 2>&1 &
   stack_pid=$!

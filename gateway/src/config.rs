@@ -8,12 +8,11 @@ use gatehouse_kit::config::{
     Backends, ConfigError, CredentialRules, Env, ExposeSecret, SecretString, SessionLifetimes,
 };
 use gatehouse_kit::listener::HttpLimits;
-use gatehouse_kit::service::service_url;
 use gatehouse_kit::service_auth::ServiceToken;
-use gatehouse_proto::{billing_webhook, identity, mailer, organization, session};
 use serde::Deserialize;
 
 use crate::client_ip::IpNet;
+use crate::clients::ServiceUrls;
 
 /// The gateway's variables, one field each (`base_url` ← `BASE_URL`).
 #[derive(Clone, Debug, Deserialize)]
@@ -86,9 +85,8 @@ pub struct GatewayConfig {
     pub trusted_origins: Vec<String>,
     /// `AUTH_SECRET` (or `AUTH_SECRET_FILE`): signs cookies. Standalone mode generates one.
     pub secret: SecretString,
-    /// `IDENTITY_URL` / `SESSION_URL`: the services' gRPC addresses.
-    pub identity_url: String,
-    pub session_url: String,
+    /// `IDENTITY_URL`, `SESSION_URL`, …: the gRPC addresses of the services the gateway calls.
+    pub services: ServiceUrls,
     /// `CACHE_URL` / `CACHE_TIMEOUT_MS`: where rate-limit counters live (Redis when distributed).
     pub backends: Backends,
     pub cookies: CookieSettings,
@@ -99,12 +97,6 @@ pub struct GatewayConfig {
     /// `WEB_DIR` (default `web/out`, relative to the working directory): the web app's static
     /// export, served at `/`. Empty turns the web app off.
     pub web_dir: Option<std::path::PathBuf>,
-    /// `MAILER_URL`: the mailer's gRPC address (the dev mailbox reads its mail log).
-    pub mailer_url: String,
-    /// `ORGANIZATION_URL`: the organization service's gRPC address.
-    pub organization_url: String,
-    /// `BILLING_WEBHOOK_URL`: the billing-webhook service's gRPC address.
-    pub billing_webhook_url: String,
     /// `DEV_MAILBOX` (default false; `scripts/run.sh` turns it on): serve the newest mails at
     /// `GET /api/dev/mailbox`, to loopback clients naming a loopback host only.
     pub dev_mailbox: bool,
@@ -234,17 +226,9 @@ impl GatewayConfig {
             base_url,
             trusted_origins,
             secret,
-            identity_url: service_url(env, identity::NAME, identity::DEFAULT_LISTEN),
-            session_url: service_url(env, session::NAME, session::DEFAULT_LISTEN),
+            services: ServiceUrls::from_env(env),
             backends: Backends::from_env(env)?,
             trusted_proxies,
-            mailer_url: service_url(env, mailer::NAME, mailer::DEFAULT_LISTEN),
-            organization_url: service_url(env, organization::NAME, organization::DEFAULT_LISTEN),
-            billing_webhook_url: service_url(
-                env,
-                billing_webhook::NAME,
-                billing_webhook::DEFAULT_LISTEN,
-            ),
             dev_mailbox: s.dev_mailbox,
             credentials: CredentialRules::from_env(env)?,
             admin_role_names: gatehouse_kit::config::role_names(

@@ -68,9 +68,16 @@ fn cli() -> Command {
                 .subcommand(role_change("grant", "Makes the user an admin (adds the role)"))
                 .subcommand(role_change("revoke", "Takes the role away (the user keeps their others)")),
         )
-        .subcommand(Command::new("parts").about(
-            "Lists the parts a deployment runs, one per line (each needs its manifests)",
-        ));
+        .subcommand(
+            Command::new("parts")
+                .about("Lists the parts a deployment runs, one per line (each needs its manifests)")
+                .arg(
+                    clap::Arg::new("json")
+                        .long("json")
+                        .action(clap::ArgAction::SetTrue)
+                        .help("each part with its listen, operations, URL and database variables and defaults, as JSON"),
+                ),
+        );
     for part in gatehouse::PARTS {
         command = command.subcommand(Command::new(part.name()).about(part.about()));
     }
@@ -155,9 +162,16 @@ fn main() -> anyhow::Result<()> {
     match command.as_str() {
         "hash-timing" => return hash_timing(),
         "parts" => {
-            println!("gateway");
-            for part in gatehouse::PARTS {
-                println!("{}", part.name());
+            let placements = gatehouse::placements();
+            if matches
+                .subcommand_matches("parts")
+                .is_some_and(|m| m.get_flag("json"))
+            {
+                println!("{}", serde_json::to_string_pretty(&placements)?);
+            } else {
+                for placement in placements {
+                    println!("{}", placement.name);
+                }
             }
             return Ok(());
         }

@@ -1,16 +1,17 @@
-//! The organization service's own settings (every one documented in the README). Its database
-//! and listener are kit's shared settings (`ORGANIZATION_DATABASE_URL`, `ORGANIZATION_LISTEN`).
+//! The organization service's own settings (every one documented in the README), loaded as
+//! every part loads its settings: [`OrganizationSettings`] is what the environment says, with
+//! the defaults in its `Default` (the only place they are written); [`OrganizationConfig`] is
+//! the checked form the rules use. Its database and listener are kit's shared settings
+//! (`ORGANIZATION_DATABASE_URL`, `ORGANIZATION_LISTEN`).
 
 use std::time::Duration;
 
 use gatehouse_kit::access::roles_from_json;
 use gatehouse_kit::config::{ConfigError, Env};
 use gatehouse_kit::service::service_url;
+use serde::{Deserialize, Deserializer};
 
 use crate::permission::Roles;
-
-/// Where a mailed invitation leads: better-auth's own examples' page, in the web app.
-const DEFAULT_INVITATION_PAGE: &str = "/accept-invitation/";
 
 #[derive(Clone, Debug)]
 pub struct OrganizationConfig {
@@ -80,98 +81,212 @@ pub struct InvitationMailLimits {
     pub per_organization: u32,
 }
 
-impl Default for InvitationMailLimits {
+/// The organization service's variables, one field each (`team_limit` ← `TEAM_LIMIT`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct OrganizationSettings {
+    #[serde(deserialize_with = "flag")]
+    pub organization_creation_enabled: bool,
+    /// `0`: no limit.
+    pub organization_limit: u32,
+    pub organization_membership_limit: u32,
+    #[serde(deserialize_with = "flag")]
+    pub organization_deletion_enabled: bool,
+    #[serde(deserialize_with = "flag")]
+    pub organization_default_team: bool,
+    /// JSON roles; checked when the configuration is built.
+    pub organization_roles: Option<String>,
+    pub invitation_expires_in: u64,
+    pub invitation_limit: u32,
+    #[serde(deserialize_with = "flag")]
+    pub invitation_cancel_pending_on_reinvite: bool,
+    #[serde(deserialize_with = "flag")]
+    pub invitation_require_email_verification: bool,
+    pub invitation_page: String,
+    pub invitation_mail_window: u64,
+    pub invitation_mails_per_recipient: u32,
+    pub invitation_mails_per_organization: u32,
+    /// `0`: no limit.
+    pub team_limit: u32,
+    /// `0`: no limit.
+    pub team_member_limit: u32,
+    #[serde(deserialize_with = "flag")]
+    pub team_allow_removing_all: bool,
+}
+
+impl Default for OrganizationSettings {
     fn default() -> Self {
         Self {
-            window: Duration::from_secs(3600),
-            per_recipient: 5,
-            per_organization: 100,
+            organization_creation_enabled: true,
+            organization_limit: 0,
+            organization_membership_limit: 100,
+            organization_deletion_enabled: true,
+            organization_default_team: true,
+            organization_roles: None,
+            invitation_expires_in: 172_800,
+            invitation_limit: 100,
+            invitation_cancel_pending_on_reinvite: false,
+            invitation_require_email_verification: true,
+            // better-auth's own examples' page, in the web app.
+            invitation_page: "/accept-invitation/".into(),
+            invitation_mail_window: 3600,
+            invitation_mails_per_recipient: 5,
+            invitation_mails_per_organization: 100,
+            team_limit: 0,
+            team_member_limit: 0,
+            team_allow_removing_all: false,
         }
     }
 }
 
-impl InvitationMailLimits {
-    fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        let defaults = Self::default();
-        let window = env.seconds("INVITATION_MAIL_WINDOW", defaults.window.as_secs())?;
-        if window.is_zero() {
-            return Err(ConfigError::Invalid {
-                name: "INVITATION_MAIL_WINDOW".into(),
-                value: "0".into(),
-                reason: "the window is at least 1 second".into(),
-            });
+/// Booleans as they have always been read here: `true/false/1/0/yes/no/on/off`, any case.
+fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let value = String::deserialize(deserializer)?;
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected true or false, not {value:?}"
+        ))),
+    }
+}
+
+/// `0` is no limit.
+fn limit(value: u32) -> Option<u32> {
+    (value > 0).then_some(value)
+}
+
+impl OrganizationSettings {
+    /// The rules these settings make, with `roles` (parsed from `organization_roles`).
+    fn rules(self, roles: Roles) -> Rules {
+        Rules {
+            creation_enabled: self.organization_creation_enabled,
+            organization_limit: limit(self.organization_limit),
+            membership_limit: self.organization_membership_limit,
+            deletion_enabled: self.organization_deletion_enabled,
+            default_team: self.organization_default_team,
+            roles,
+            invitation_expires_in: Duration::from_secs(self.invitation_expires_in),
+            invitation_limit: self.invitation_limit,
+            cancel_pending_on_reinvite: self.invitation_cancel_pending_on_reinvite,
+            invitation_requires_verified_email: self.invitation_require_email_verification,
+            invitation_page: self.invitation_page,
+            invitation_mails: InvitationMailLimits {
+                window: Duration::from_secs(self.invitation_mail_window),
+                per_recipient: self.invitation_mails_per_recipient,
+                per_organization: self.invitation_mails_per_organization,
+            },
+            team_limit: limit(self.team_limit),
+            team_member_limit: limit(self.team_member_limit),
+            allow_removing_all_teams: self.team_allow_removing_all,
         }
-        Ok(Self {
-            window,
-            per_recipient: env.parse("INVITATION_MAILS_PER_RECIPIENT", defaults.per_recipient)?,
-            per_organization: env.parse(
-                "INVITATION_MAILS_PER_ORGANIZATION",
-                defaults.per_organization,
-            )?,
-        })
     }
 }
 
 impl OrganizationConfig {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         use gatehouse_proto::{identity, session};
-        let limit = env.parse::<u32>("ORGANIZATION_LIMIT", 0)?;
-        let team_limit = env.parse::<u32>("TEAM_LIMIT", 0)?;
-        let team_member_limit = env.parse::<u32>("TEAM_MEMBER_LIMIT", 0)?;
-        let raw_roles = env.string("ORGANIZATION_ROLES", "");
-        let custom = if raw_roles.trim().is_empty() {
-            Default::default()
-        } else {
-            roles_from_json(&raw_roles).map_err(|reason| ConfigError::Invalid {
-                name: "ORGANIZATION_ROLES".into(),
-                value: raw_roles.clone(),
-                reason,
-            })?
+        let settings: OrganizationSettings = env.load()?;
+        if settings.invitation_mail_window == 0 {
+            return Err(ConfigError::Invalid {
+                name: "INVITATION_MAIL_WINDOW".into(),
+                value: "0".into(),
+                reason: "the window is at least 1 second".into(),
+            });
+        }
+        let custom = match settings.organization_roles.as_deref() {
+            Some(raw) if !raw.trim().is_empty() => {
+                roles_from_json(raw).map_err(|reason| ConfigError::Invalid {
+                    name: "ORGANIZATION_ROLES".into(),
+                    value: raw.to_string(),
+                    reason,
+                })?
+            }
+            _ => Default::default(),
         };
         Ok(Self {
             identity_url: service_url(env, identity::NAME, identity::DEFAULT_LISTEN),
             session_url: service_url(env, session::NAME, session::DEFAULT_LISTEN),
-            rules: Rules {
-                creation_enabled: env.bool("ORGANIZATION_CREATION_ENABLED", true)?,
-                organization_limit: (limit > 0).then_some(limit),
-                membership_limit: env.parse("ORGANIZATION_MEMBERSHIP_LIMIT", 100)?,
-                deletion_enabled: env.bool("ORGANIZATION_DELETION_ENABLED", true)?,
-                default_team: env.bool("ORGANIZATION_DEFAULT_TEAM", true)?,
-                roles: Roles::new(custom),
-                invitation_expires_in: env.seconds("INVITATION_EXPIRES_IN", 172_800)?,
-                invitation_limit: env.parse("INVITATION_LIMIT", 100)?,
-                cancel_pending_on_reinvite: env
-                    .bool("INVITATION_CANCEL_PENDING_ON_REINVITE", false)?,
-                invitation_requires_verified_email: env
-                    .bool("INVITATION_REQUIRE_EMAIL_VERIFICATION", true)?,
-                invitation_page: env.string("INVITATION_PAGE", DEFAULT_INVITATION_PAGE),
-                invitation_mails: InvitationMailLimits::from_env(env)?,
-                team_limit: (team_limit > 0).then_some(team_limit),
-                team_member_limit: (team_member_limit > 0).then_some(team_member_limit),
-                allow_removing_all_teams: env.bool("TEAM_ALLOW_REMOVING_ALL", false)?,
-            },
+            rules: settings.rules(Roles::new(custom)),
         })
     }
 }
 
 impl Default for Rules {
+    /// The rules of an unconfigured service.
     fn default() -> Self {
-        Self {
-            creation_enabled: true,
-            organization_limit: None,
-            membership_limit: 100,
-            deletion_enabled: true,
-            default_team: true,
-            roles: Roles::new(Default::default()),
-            invitation_expires_in: Duration::from_secs(172_800),
-            invitation_limit: 100,
-            cancel_pending_on_reinvite: false,
-            invitation_requires_verified_email: true,
-            invitation_page: DEFAULT_INVITATION_PAGE.to_string(),
-            invitation_mails: InvitationMailLimits::default(),
-            team_limit: None,
-            team_member_limit: None,
-            allow_removing_all_teams: false,
+        OrganizationSettings::default().rules(Roles::new(Default::default()))
+    }
+}
+
+impl Default for InvitationMailLimits {
+    fn default() -> Self {
+        Rules::default().invitation_mails
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<OrganizationConfig, ConfigError> {
+        OrganizationConfig::from_env(&Env::from_pairs(pairs.iter().copied()))
+    }
+
+    #[test]
+    fn unset_variables_take_the_declared_defaults() {
+        let rules = config(&[]).unwrap().rules;
+        assert!(rules.creation_enabled && rules.deletion_enabled && rules.default_team);
+        assert_eq!(rules.organization_limit, None);
+        assert_eq!(rules.membership_limit, 100);
+        assert_eq!(rules.invitation_expires_in, Duration::from_secs(172_800));
+        assert_eq!(rules.invitation_limit, 100);
+        assert!(!rules.cancel_pending_on_reinvite);
+        assert!(rules.invitation_requires_verified_email);
+        assert_eq!(rules.invitation_page, "/accept-invitation/");
+        assert_eq!(rules.invitation_mails.window, Duration::from_secs(3600));
+        assert_eq!(rules.invitation_mails.per_recipient, 5);
+        assert_eq!(rules.invitation_mails.per_organization, 100);
+        assert_eq!((rules.team_limit, rules.team_member_limit), (None, None));
+        assert!(!rules.allow_removing_all_teams);
+        let default = Rules::default();
+        assert_eq!(default.membership_limit, rules.membership_limit);
+        assert_eq!(default.invitation_page, rules.invitation_page);
+    }
+
+    #[test]
+    fn set_variables_are_read_and_bad_ones_refused() {
+        let rules = config(&[
+            ("ORGANIZATION_CREATION_ENABLED", "no"),
+            ("ORGANIZATION_LIMIT", "3"),
+            ("TEAM_LIMIT", "0"),
+            ("TEAM_ALLOW_REMOVING_ALL", "1"),
+            ("INVITATION_REQUIRE_EMAIL_VERIFICATION", "FALSE"),
+            ("INVITATION_EXPIRES_IN", "60"),
+            ("INVITATION_MAILS_PER_RECIPIENT", "0"),
+            (
+                "ORGANIZATION_ROLES",
+                r#"{"billing": {"organization": ["update"]}}"#,
+            ),
+        ])
+        .unwrap()
+        .rules;
+        assert!(!rules.creation_enabled);
+        assert_eq!(rules.organization_limit, Some(3));
+        assert_eq!(rules.team_limit, None);
+        assert!(rules.allow_removing_all_teams);
+        assert!(!rules.invitation_requires_verified_email);
+        assert_eq!(rules.invitation_expires_in, Duration::from_secs(60));
+        assert_eq!(rules.invitation_mails.per_recipient, 0);
+        for (name, value) in [
+            ("INVITATION_MAIL_WINDOW", "0"),
+            ("ORGANIZATION_ROLES", "not json"),
+            ("ORGANIZATION_LIMIT", "many"),
+        ] {
+            let error = config(&[(name, value)]).unwrap_err().to_string();
+            assert!(error.contains(name), "{error}");
         }
+        let error = config(&[("ORGANIZATION_DEFAULT_TEAM", "maybe")]).unwrap_err();
+        assert!(error.to_string().contains("maybe"), "{error}");
     }
 }

@@ -43,6 +43,16 @@ impl Drop for Stack {
     }
 }
 
+/// Every part's listeners on a free loopback port (`IDENTITY_LISTEN=127.0.0.1:0`, …), so
+/// stacks run side by side.
+pub fn any_free_port() -> Vec<(String, String)> {
+    gatehouse::placements()
+        .into_iter()
+        .flat_map(|part| [part.listen_var, part.ops_listen_var])
+        .map(|var| (var, "127.0.0.1:0".to_string()))
+        .collect()
+}
+
 pub fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
@@ -57,13 +67,6 @@ impl Stack {
             .to_string();
         let mut vars: HashMap<String, String> = [
             ("DATA_DIR", data_dir.as_str()),
-            ("GATEWAY_LISTEN", "127.0.0.1:0"),
-            ("IDENTITY_LISTEN", "127.0.0.1:0"),
-            ("SESSION_LISTEN", "127.0.0.1:0"),
-            ("MAILER_LISTEN", "127.0.0.1:0"),
-            ("ORGANIZATION_LISTEN", "127.0.0.1:0"),
-            ("BILLING_WEBHOOK_LISTEN", "127.0.0.1:0"),
-            ("GATEWAY_OPS_LISTEN", "127.0.0.1:0"),
             ("RATE_LIMIT_MAX", "100000"),
             ("RATE_LIMIT_SIGN_IN_MAX", "100000"),
             ("RATE_LIMIT_EMAIL_MAX", "100000"),
@@ -73,6 +76,7 @@ impl Stack {
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain(any_free_port())
         .collect();
         for (k, v) in extra {
             vars.insert(k.to_string(), v.to_string());

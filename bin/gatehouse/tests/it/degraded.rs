@@ -69,17 +69,10 @@ async fn standalone_stops_whole_when_a_part_fails_and_cleanly_on_request() {
     let data_dir =
         std::env::temp_dir().join(format!("gatehouse-e2e-{}", gatehouse_kit::ids::new_id()));
     let base = |extra: (&str, &str)| {
-        Env::from_pairs([
-            ("DATA_DIR", data_dir.display().to_string()),
-            ("GATEWAY_LISTEN", "127.0.0.1:0".into()),
-            ("IDENTITY_LISTEN", "127.0.0.1:0".into()),
-            ("SESSION_LISTEN", "127.0.0.1:0".into()),
-            ("MAILER_LISTEN", "127.0.0.1:0".into()),
-            ("ORGANIZATION_LISTEN", "127.0.0.1:0".into()),
-            ("BILLING_WEBHOOK_LISTEN", "127.0.0.1:0".into()),
-            ("GATEWAY_OPS_LISTEN", "127.0.0.1:0".into()),
-            (extra.0, extra.1.to_string()),
-        ])
+        Env::from_pairs(crate::common::any_free_port().into_iter().chain([
+            ("DATA_DIR".to_string(), data_dir.display().to_string()),
+            (extra.0.to_string(), extra.1.to_string()),
+        ]))
     };
 
     // Identity cannot open its database: the process must not limp on with 503s.

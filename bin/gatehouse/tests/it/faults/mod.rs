@@ -23,7 +23,7 @@ use serde_json::json;
 
 use crate::common::{PASSWORD, install_crypto};
 use load::Load;
-use stack::{MAIL_CONCURRENCY, PARTS, RETRY_SCHEDULE, Receiver, SCHEDULER_TICK_MS, Stack};
+use stack::{MAIL_CONCURRENCY, RETRY_SCHEDULE, Receiver, SCHEDULER_TICK_MS, Stack};
 
 /// The reference fixture `name`, compact.
 pub fn fixture(name: &str) -> Vec<u8> {
@@ -133,7 +133,8 @@ async fn distributed_mode_loses_nothing_through_crashes_and_outages() {
     tokio::time::sleep(Duration::from_secs(2)).await;
 
     // Every part SIGKILLed mid-traffic, and started again.
-    for name in PARTS {
+    for part in stack::parts() {
+        let name = part.name;
         tokio::time::sleep(Duration::from_millis(1500)).await;
         load.gateway_down(name == "gateway");
         stack.part(name).kill().await;

@@ -15,14 +15,14 @@ use tokio::process::{Child, Command};
 
 use super::cluster::PgCluster;
 
-pub const PARTS: [&str; 6] = [
-    "identity",
-    "session",
-    "mailer",
-    "organization",
-    "billing-webhook",
-    "gateway",
-];
+/// Every part as `gatehouse parts` lists it, the services first and the gateway last (the
+/// order they are killed in).
+pub fn parts() -> Vec<gatehouse::Placement> {
+    let mut all = gatehouse::placements();
+    all.rotate_left(1);
+    all
+}
+
 pub const POLAR_SECRET: &str = "whsec_ZmF1bHQgc3VpdGUgc2VjcmV0IGZvciB0aGUgaW50YWtl";
 /// Mails in flight at once: what one crash of the mailer may send twice, at most.
 pub const MAIL_CONCURRENCY: usize = 2;
@@ -256,21 +256,31 @@ pub struct Stack {
 impl Stack {
     pub async fn start() -> Self {
         let pg = PgCluster::start(free_port());
-        let databases = [
-            "identity",
-            "session",
-            "mailer",
-            "organization",
-            "billing_webhook",
-        ];
-        pg.create_databases(&databases).await;
+        let placements = parts();
+        // A service's database is named after it (`billing_webhook` for `billing-webhook`).
+        let database = |name: &str| name.replace('-', "_");
+        let databases: Vec<String> = placements
+            .iter()
+            .filter(|part| part.database_url_var.is_some())
+            .map(|part| database(part.name))
+            .collect();
+        pg.create_databases(&databases.iter().map(String::as_str).collect::<Vec<_>>())
+            .await;
         let vhost = Vhost::create();
         let broker = ToggleProxy::start("127.0.0.1:5672").await;
         let redis = ToggleProxy::start("127.0.0.1:6379").await;
         let smtp = SmtpSink::start().await;
-        let ports: HashMap<&str, u16> = PARTS.iter().map(|part| (*part, free_port())).collect();
+        let ports: HashMap<&str, u16> = placements
+            .iter()
+            .map(|part| (part.name, free_port()))
+            .collect();
         let url = |part: &str| format!("http://127.0.0.1:{}", ports[part]);
         let origin = format!("http://localhost:{}", ports["gateway"]);
+        // Every part is told where every service is; each reads the addresses it needs.
+        let addresses: Vec<(String, String)> = placements
+            .iter()
+            .filter_map(|part| Some((part.url_var.clone()?, url(part.name))))
+            .collect();
         let shared = [
             (
                 "SERVICE_TOKEN",
@@ -286,20 +296,12 @@ impl Stack {
         ];
         let own: HashMap<&str, Vec<(&str, String)>> = HashMap::from([
             ("identity", vec![("HASH_POOL_SIZE", "2".to_string())]),
-            ("session", vec![("IDENTITY_URL", url("identity"))]),
             (
                 "mailer",
                 vec![
                     ("MAIL_URL", format!("smtp://127.0.0.1:{}", smtp.port)),
                     ("MAIL_CONCURRENCY", MAIL_CONCURRENCY.to_string()),
                     ("MAIL_RETRY_MAX_DELAY", "1".to_string()),
-                ],
-            ),
-            (
-                "organization",
-                vec![
-                    ("IDENTITY_URL", url("identity")),
-                    ("SESSION_URL", url("session")),
                 ],
             ),
             (
@@ -327,35 +329,29 @@ impl Stack {
                         "AUTH_SECRET",
                         "fault-suite-auth-secret-0123456789abcdef".to_string(),
                     ),
-                    ("IDENTITY_URL", url("identity")),
-                    ("SESSION_URL", url("session")),
-                    ("ORGANIZATION_URL", url("organization")),
-                    ("BILLING_WEBHOOK_URL", url("billing-webhook")),
                     ("RATE_LIMIT_MAX", "1000000".to_string()),
                     ("RATE_LIMIT_SIGN_IN_MAX", "1000000".to_string()),
                     ("RATE_LIMIT_EMAIL_MAX", "1000000".to_string()),
                 ],
             ),
         ]);
-        let mut parts: Vec<Part> = PARTS
+        let mut parts: Vec<Part> = placements
             .iter()
-            .map(|&name| {
-                let upper = name.to_uppercase().replace('-', "_");
+            .map(|placement| {
+                let name = placement.name;
                 let mut env: Vec<(String, String)> = shared
                     .iter()
-                    .chain(own[name].iter())
+                    .chain(own.get(name).into_iter().flatten())
                     .map(|(k, v)| (k.to_string(), v.clone()))
+                    .chain(addresses.iter().cloned())
                     .collect();
                 env.push((
-                    format!("{upper}_LISTEN"),
+                    placement.listen_var.clone(),
                     format!("127.0.0.1:{}", ports[name]),
                 ));
-                env.push((format!("{upper}_OPS_LISTEN"), "127.0.0.1:0".to_string()));
-                if name != "gateway" {
-                    env.push((
-                        format!("{upper}_DATABASE_URL"),
-                        pg.url(&name.replace('-', "_")),
-                    ));
+                env.push((placement.ops_listen_var.clone(), "127.0.0.1:0".to_string()));
+                if let Some(var) = &placement.database_url_var {
+                    env.push((var.clone(), pg.url(&database(name))));
                 }
                 Part {
                     name,
