@@ -5,6 +5,7 @@
 //! `team/` (TeamService). `permission` is the one check every rule uses; `convert` the one place
 //! domain types become proto messages.
 
+pub mod caller;
 pub mod config;
 pub mod convert;
 pub mod error;
