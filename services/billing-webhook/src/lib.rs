@@ -6,6 +6,7 @@
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
+pub mod convert;
 pub mod customer;
 pub mod delivery;
 pub mod endpoint;
