@@ -130,6 +130,22 @@ pub struct Migrations {
     pub postgres: &'static Migrator,
 }
 
+/// A service's [`Migrations`]: the `migrations/sqlite` and `migrations/postgres` folders of
+/// the crate that invokes it, embedded at build time.
+#[macro_export]
+macro_rules! service_migrations {
+    () => {{
+        static SQLITE: $crate::sqlx::migrate::Migrator =
+            $crate::sqlx::migrate!("./migrations/sqlite");
+        static POSTGRES: $crate::sqlx::migrate::Migrator =
+            $crate::sqlx::migrate!("./migrations/postgres");
+        $crate::db::Migrations {
+            sqlite: &SQLITE,
+            postgres: &POSTGRES,
+        }
+    }};
+}
+
 static KIT_SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
 static KIT_POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
 
