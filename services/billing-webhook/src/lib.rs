@@ -6,6 +6,7 @@
 //! `polar` is the typed model of what the payments platform sends.
 
 pub mod config;
+pub mod convert;
 pub mod customer;
 pub mod delivery;
 pub mod endpoint;
@@ -26,19 +27,12 @@ use gatehouse_kit::foreground::Yield;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_kit::worker::{Schedule, Worker};
 use gatehouse_proto::events::{BILLING_DELIVERIES, BILLING_EVENTS, BILLING_ORGANIZATION_EVENTS};
-use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
 pub use config::BillingWebhookConfig;
 pub use gatehouse_proto::billing_webhook::{DEFAULT_LISTEN, NAME};
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    sqlite: &SQLITE_MIGRATIONS,
-    postgres: &POSTGRES_MIGRATIONS,
-};
+pub const MIGRATIONS: Migrations = gatehouse_kit::service_migrations!();
 
 /// The billing-webhook service as a part of the `gatehouse` binary.
 pub const SERVICE: ServicePart = ServicePart {

@@ -2,8 +2,7 @@
 //! carry their catalogued code; internal failures are logged here with their cause and reach
 //! the caller only as their code.
 
-use gatehouse_kit::db::DbError;
-use gatehouse_kit::errors::{ErrorCode, Failure, Internal, base};
+use gatehouse_kit::errors::{Failure, Internal, base};
 use tonic::Status;
 
 use crate::password::HashError;
@@ -21,33 +20,7 @@ pub enum IdentityError {
     Internal(#[from] Internal),
 }
 
-impl IdentityError {
-    pub fn internal(
-        what: &'static str,
-        answer: ErrorCode,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-    ) -> Self {
-        Internal::new(what, answer, source).into()
-    }
-}
-
-impl From<ErrorCode> for IdentityError {
-    fn from(code: ErrorCode) -> Self {
-        IdentityError::Refused(code.into())
-    }
-}
-
-impl From<Failure> for IdentityError {
-    fn from(failure: Failure) -> Self {
-        IdentityError::Refused(failure)
-    }
-}
-
-impl From<DbError> for IdentityError {
-    fn from(error: DbError) -> Self {
-        IdentityError::internal("storage", error.answer(), error)
-    }
-}
+gatehouse_kit::service_error_conversions!(IdentityError);
 
 impl From<HashError> for IdentityError {
     fn from(error: HashError) -> Self {

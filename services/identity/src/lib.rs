@@ -19,18 +19,11 @@ pub mod verification;
 
 use gatehouse_kit::db::Migrations;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
-use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
 pub use config::IdentityConfig;
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    sqlite: &SQLITE_MIGRATIONS,
-    postgres: &POSTGRES_MIGRATIONS,
-};
+pub const MIGRATIONS: Migrations = gatehouse_kit::service_migrations!();
 
 pub use gatehouse_proto::identity::{DEFAULT_LISTEN, NAME};
 

@@ -21,7 +21,9 @@ use lapin::{
 };
 use tokio::sync::Mutex;
 
-use crate::bus::{AUDIT_LENGTH, BROKER_TIMEOUT, BusError, Delivery, Message, Published, Topology};
+use crate::bus::message::{
+    AUDIT_LENGTH, BROKER_TIMEOUT, BusError, Delivery, Message, Published, Topology,
+};
 
 /// Header counting how many times a message was tried before.
 const ATTEMPT_HEADER: &str = "x-gatehouse-attempt";

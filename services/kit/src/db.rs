@@ -30,7 +30,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::outbox::{OutboxEvent, OutboxSignal};
+use crate::outbox::event::{OutboxEvent, OutboxSignal, sealed};
 use crate::sealing::SealingKey;
 
 pub use sea_query;
@@ -130,6 +130,22 @@ pub struct Migrations {
     pub postgres: &'static Migrator,
 }
 
+/// A service's [`Migrations`]: the `migrations/sqlite` and `migrations/postgres` folders of
+/// the crate that invokes it, embedded at build time.
+#[macro_export]
+macro_rules! service_migrations {
+    () => {{
+        static SQLITE: $crate::sqlx::migrate::Migrator =
+            $crate::sqlx::migrate!("./migrations/sqlite");
+        static POSTGRES: $crate::sqlx::migrate::Migrator =
+            $crate::sqlx::migrate!("./migrations/postgres");
+        $crate::db::Migrations {
+            sqlite: &SQLITE,
+            postgres: &POSTGRES,
+        }
+    }};
+}
+
 static KIT_SQLITE: Migrator = sqlx::migrate!("./migrations/sqlite");
 static KIT_POSTGRES: Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -177,7 +193,7 @@ impl Db {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Pool::Postgres(open_postgres(url, max_connections).await?)
         } else {
-            return Err(DbError::UnsupportedUrl(crate::config::redact_url(url)));
+            return Err(DbError::UnsupportedUrl(crate::redact::redact_url(url)));
         };
         match &pool {
             Pool::Sqlite(pool) => combined(&KIT_SQLITE, migrations.sqlite).run(pool).await?,
@@ -269,7 +285,7 @@ impl Db {
         insert: Query,
         event: &OutboxEvent,
     ) -> Result<bool, DbError> {
-        let event = &*crate::outbox::sealed(event, self.sealing.as_ref());
+        let event = &*sealed(event, self.sealing.as_ref());
         match self.backend() {
             Backend::Postgres => {
                 let n = insert.args.len();
@@ -277,7 +293,7 @@ impl Db {
                     "WITH inserted AS ({} RETURNING 1) INSERT INTO outbox ({}) \
                      SELECT ${}, ${}, ${}, ${}, ${}, ${} FROM inserted",
                     insert.sql,
-                    crate::outbox::COLUMNS,
+                    OUTBOX_COLUMNS,
                     n + 1,
                     n + 2,
                     n + 3,
@@ -285,7 +301,7 @@ impl Db {
                     n + 5,
                     n + 5,
                 );
-                let combined = crate::outbox::bind(
+                let combined = bind_outbox_row(
                     Query {
                         sql: Cow::Owned(sql),
                         args: insert.args,
@@ -437,6 +453,32 @@ enum TxInner {
     Postgres(sqlx::Transaction<'static, sqlx::Postgres>),
 }
 
+/// The outbox's columns an event is written to (kit's table: written here, read by the relay
+/// in [`crate::outbox`]), in the order [`bind_outbox_row`] binds them (`created_at` twice).
+const OUTBOX_COLUMNS: &str = "id, topic, payload, headers, created_at, next_attempt_at";
+
+/// The statement that writes `event` (run by [`Tx::enqueue`](crate::db::Tx::enqueue)).
+fn outbox_insert(event: &OutboxEvent) -> Query {
+    bind_outbox_row(
+        query(
+            "INSERT INTO outbox (id, topic, payload, headers, created_at, next_attempt_at) \
+             VALUES ($1, $2, $3, $4, $5, $5)",
+        ),
+        event,
+    )
+}
+
+/// Binds `event`'s values for [`OUTBOX_COLUMNS`] as the next five parameters (`created_at` serves
+/// `next_attempt_at` too).
+fn bind_outbox_row(statement: Query, event: &OutboxEvent) -> Query {
+    statement
+        .bind(event.id.as_str())
+        .bind(event.topic)
+        .bind(event.payload.clone())
+        .bind(event.headers.as_str())
+        .bind(event.created_at)
+}
+
 /// An open transaction; dropped without [`commit`](Tx::commit), it rolls back.
 pub struct Tx {
     inner: TxInner,
@@ -449,8 +491,8 @@ impl Tx {
     /// Writes an event to the outbox in this transaction: it is published only if the
     /// transaction commits, and then at least once.
     pub async fn enqueue(&mut self, event: &OutboxEvent) -> Result<(), DbError> {
-        let event = crate::outbox::sealed(event, self.sealing.as_ref());
-        crate::outbox::insert(&event).execute(&mut *self).await?;
+        let event = sealed(event, self.sealing.as_ref());
+        outbox_insert(&event).execute(&mut *self).await?;
         self.enqueued = true;
         Ok(())
     }

@@ -19,6 +19,7 @@ pub mod language;
 pub mod listener;
 pub mod listing;
 pub mod outbox;
+pub mod redact;
 pub mod sealing;
 pub mod server;
 pub mod service;

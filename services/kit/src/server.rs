@@ -1,6 +1,6 @@
-//! What a process serves besides its own API: the services' gRPC listener (behind the service
-//! token), the operations listener (metrics and health, loopback by default), and graceful
-//! shutdown: in-flight requests finish, new connections are refused.
+//! What a process serves besides its own API: the operations listener (metrics and health,
+//! loopback by default), request tracing, and graceful shutdown: in-flight requests finish,
+//! new connections are refused. The services' gRPC listener is [`crate::service`]'s.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -16,7 +16,6 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::listener::HttpLimits;
-use crate::service_auth::ServiceToken;
 use crate::telemetry;
 
 static PROMETHEUS: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -120,36 +119,6 @@ pub async fn serve_operations(
         crate::listener::Protocol::Both,
         limits,
         crate::listener::request_timeout_response,
-        shutdown,
-    )
-    .await
-}
-
-/// Serves gRPC services on `listener` until `shutdown` is cancelled; every call must carry
-/// `token` (see [`crate::service_auth`]).
-pub async fn serve_grpc(
-    listener: TcpListener,
-    services: crate::service::GrpcServices,
-    token: ServiceToken,
-    limits: HttpLimits,
-    shutdown: CancellationToken,
-) -> std::io::Result<()> {
-    let router = services
-        .routes
-        .into_axum_router()
-        .layer(axum::middleware::from_fn(move |request, next| {
-            crate::service_auth::require(token.clone(), request, next)
-        }))
-        .layer(axum::middleware::from_fn(trace_request));
-    let addr = listener.local_addr()?;
-    report_serving(&services.names).await;
-    tracing::info!(%addr, services = ?services.names, "serving gRPC");
-    crate::listener::serve(
-        listener,
-        router,
-        crate::listener::Protocol::Http2,
-        limits,
-        crate::listener::grpc_timeout_response,
         shutdown,
     )
     .await

@@ -249,6 +249,36 @@ impl GrpcServices {
     }
 }
 
+/// Serves gRPC services on `listener` until `shutdown` is cancelled; every call must carry
+/// `token` (see [`crate::service_auth`]).
+async fn serve_grpc(
+    listener: TcpListener,
+    services: GrpcServices,
+    token: ServiceToken,
+    limits: HttpLimits,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let router = services
+        .routes
+        .into_axum_router()
+        .layer(axum::middleware::from_fn(move |request, next| {
+            crate::service_auth::require(token.clone(), request, next)
+        }))
+        .layer(axum::middleware::from_fn(crate::server::trace_request));
+    let addr = listener.local_addr()?;
+    crate::server::report_serving(&services.names).await;
+    tracing::info!(%addr, services = ?services.names, "serving gRPC");
+    crate::listener::serve(
+        listener,
+        router,
+        crate::listener::Protocol::Http2,
+        limits,
+        crate::listener::grpc_timeout_response,
+        shutdown,
+    )
+    .await
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error("configuration: {0}")]
@@ -322,7 +352,7 @@ where
         .await
         .map_err(ServeError::Start)?;
     let background = std::mem::take(&mut services.background);
-    crate::server::serve_grpc(listener, services, token, limits, shutdown).await?;
+    serve_grpc(listener, services, token, limits, shutdown).await?;
     for task in background {
         if tokio::time::timeout(BACKGROUND_DRAIN, task).await.is_err() {
             tracing::warn!(

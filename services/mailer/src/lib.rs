@@ -13,20 +13,13 @@ use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_proto::events::MAILER_MAIL_REQUESTS;
-use sqlx::migrate::Migrator;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 pub use config::MailerConfig;
 pub use gatehouse_proto::mailer::{DEFAULT_LISTEN, NAME};
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    sqlite: &SQLITE_MIGRATIONS,
-    postgres: &POSTGRES_MIGRATIONS,
-};
+pub const MIGRATIONS: Migrations = gatehouse_kit::service_migrations!();
 
 /// The mailer as a part of the `gatehouse` binary.
 pub const SERVICE: ServicePart = ServicePart {

@@ -5,6 +5,7 @@
 //! `team/` (TeamService). `permission` is the one check every rule uses; `convert` the one place
 //! domain types become proto messages.
 
+pub mod caller;
 pub mod config;
 pub mod convert;
 pub mod error;
@@ -23,19 +24,12 @@ use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_proto::events::ORGANIZATION_USER_EVENTS;
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
-use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
 pub use config::OrganizationConfig;
 pub use gatehouse_proto::organization::{DEFAULT_LISTEN, NAME};
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    sqlite: &SQLITE_MIGRATIONS,
-    postgres: &POSTGRES_MIGRATIONS,
-};
+pub const MIGRATIONS: Migrations = gatehouse_kit::service_migrations!();
 
 /// The organization service as a part of the `gatehouse` binary.
 pub const SERVICE: ServicePart = ServicePart {

@@ -8,7 +8,7 @@ use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
 use gatehouse_proto::session::v1 as session_pb;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
 
-use crate::organization::Caller;
+use crate::caller::Caller;
 
 /// Identity's limit for one `GetUsers` call.
 const MAX_USERS_PER_CALL: usize = 1000;

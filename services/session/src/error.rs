@@ -1,7 +1,6 @@
 //! The session service's one error type, mapped to what callers see in one place.
 
-use gatehouse_kit::db::DbError;
-use gatehouse_kit::errors::{ErrorCode, Failure, Internal};
+use gatehouse_kit::errors::{Failure, Internal};
 use tonic::Status;
 
 #[derive(Debug, thiserror::Error)]
@@ -17,27 +16,7 @@ pub enum SessionError {
     Internal(#[from] Internal),
 }
 
-impl SessionError {
-    pub fn internal(
-        what: &'static str,
-        answer: ErrorCode,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-    ) -> Self {
-        Internal::new(what, answer, source).into()
-    }
-}
-
-impl From<ErrorCode> for SessionError {
-    fn from(code: ErrorCode) -> Self {
-        SessionError::Refused(code.into())
-    }
-}
-
-impl From<DbError> for SessionError {
-    fn from(error: DbError) -> Self {
-        SessionError::internal("storage", error.answer(), error)
-    }
-}
+gatehouse_kit::service_error_conversions!(SessionError);
 
 impl From<SessionError> for Status {
     fn from(error: SessionError) -> Self {

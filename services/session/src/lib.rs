@@ -15,19 +15,12 @@ use gatehouse_kit::db::{Db, Migrations};
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_proto::events::{SESSION_ORGANIZATION_EVENTS, SESSION_USER_EVENTS};
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
-use sqlx::migrate::Migrator;
 use tokio_util::sync::CancellationToken;
 
 pub use config::SessionConfig;
 pub use gatehouse_proto::session::{DEFAULT_LISTEN, NAME};
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
-
-pub const MIGRATIONS: Migrations = Migrations {
-    sqlite: &SQLITE_MIGRATIONS,
-    postgres: &POSTGRES_MIGRATIONS,
-};
+pub const MIGRATIONS: Migrations = gatehouse_kit::service_migrations!();
 
 /// How often expired sessions are swept from the table.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(600);

@@ -24,14 +24,7 @@ impl CustomerService for Customers {
             .state_of(&r.user_id, &r.email, r.email_verified)
             .await
             .map_err(BillingError::from)?;
-        Ok(Response::new(pb::GetCustomerStateResponse {
-            customer_json: state.customer,
-            state_json: state.state,
-            subscriptions_json: state.subscriptions,
-            orders_json: state.orders,
-            benefit_grants_json: state.benefit_grants,
-            refunds_json: state.refunds,
-        }))
+        Ok(Response::new(state.into()))
     }
 
     async fn get_organization_state(
@@ -42,11 +35,6 @@ impl CustomerService for Customers {
             .state_of_organization(&request.into_inner().organization_id)
             .await
             .map_err(BillingError::from)?;
-        Ok(Response::new(pb::GetOrganizationStateResponse {
-            subscriptions_json: state.subscriptions,
-            orders_json: state.orders,
-            benefit_grants_json: state.benefit_grants,
-            refunds_json: state.refunds,
-        }))
+        Ok(Response::new(state.into()))
     }
 }

@@ -7,10 +7,11 @@
 
 pub mod grpc;
 mod organization;
+pub mod store;
 
 pub use organization::OrganizationState;
 
-use gatehouse_kit::db::{Db, DbError, query};
+use gatehouse_kit::db::{Db, DbError};
 
 /// At most this many entities of one kind are read (the newest).
 const PER_KIND: usize = 100;
@@ -38,27 +39,11 @@ impl Customers {
         email_verified: bool,
     ) -> Result<CustomerState, DbError> {
         let email = email.trim().to_lowercase();
-        // The customers that are this user's.
-        let linked: Vec<(String,)> = query(
-            "SELECT DISTINCT customer_id FROM billing_entities \
-             WHERE customer_id IS NOT NULL AND (external_id = $1 \
-             OR ($3 AND external_id IS NULL AND email = $2))",
-        )
-        .bind(user_id)
-        .bind(email.as_str())
-        .bind(email_verified)
-        .fetch_all(&self.db)
-        .await?;
         let mut state = CustomerState::default();
-        for (customer_id,) in linked {
-            let rows: Vec<(String, String)> = query(
-                "SELECT kind, data FROM billing_entities WHERE customer_id = $1 \
-                 AND kind IN ('customer', 'customer_state', 'subscription', 'order', \
-                 'benefit_grant', 'refund') ORDER BY entity_version DESC",
-            )
-            .bind(customer_id.as_str())
-            .fetch_all(&self.db)
-            .await?;
+        for customer_id in
+            store::customers_of_user(&self.db, user_id, &email, email_verified).await?
+        {
+            let rows = store::entities_of_customer(&self.db, &customer_id).await?;
             for (kind, data) in rows {
                 let list = match kind.as_str() {
                     "customer" => {

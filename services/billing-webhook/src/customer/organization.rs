@@ -6,10 +6,10 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use gatehouse_kit::db::{DbError, query};
+use gatehouse_kit::db::DbError;
 use serde_json::Value;
 
-use super::{Customers, PER_KIND};
+use super::{Customers, PER_KIND, store};
 
 /// What an organization's billing state holds, each entity's JSON as sent, newest first.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -18,14 +18,6 @@ pub struct OrganizationState {
     pub orders: Vec<String>,
     pub benefit_grants: Vec<String>,
     pub refunds: Vec<String>,
-}
-
-/// One filed row as read here.
-struct Row {
-    kind: String,
-    id: String,
-    version: i64,
-    data: String,
 }
 
 impl OrganizationState {
@@ -45,31 +37,15 @@ impl Customers {
         &self,
         organization_id: &str,
     ) -> Result<OrganizationState, DbError> {
-        let marked: Vec<(String, String, Option<String>, i64, String)> = query(
-            "SELECT kind, id, customer_id, entity_version, data FROM billing_entities \
-             WHERE reference_id = $1 \
-             AND kind IN ('subscription', 'order', 'benefit_grant', 'refund')",
-        )
-        .bind(organization_id)
-        .fetch_all(&self.db)
-        .await?;
-        let purchases: HashSet<String> = marked
+        let mut rows = store::marked_for_organization(&self.db, organization_id).await?;
+        let purchases: HashSet<String> = rows
             .iter()
-            .filter(|(kind, ..)| kind == "subscription" || kind == "order")
-            .map(|(_, id, ..)| id.clone())
+            .filter(|row| row.kind == "subscription" || row.kind == "order")
+            .map(|row| row.id.clone())
             .collect();
-        let buyers: BTreeSet<String> = marked
+        let buyers: BTreeSet<String> = rows
             .iter()
-            .filter_map(|(_, _, customer, ..)| customer.clone())
-            .collect();
-        let mut rows: Vec<Row> = marked
-            .into_iter()
-            .map(|(kind, id, _, version, data)| Row {
-                kind,
-                id,
-                version,
-                data,
-            })
+            .filter_map(|row| row.customer_id.clone())
             .collect();
         let mut seen: HashSet<(String, String)> = rows
             .iter()
@@ -77,27 +53,20 @@ impl Customers {
             .collect();
         // The buyers' grants and refunds that belong to one of the organization's purchases.
         for customer_id in buyers {
-            let theirs: Vec<(String, String, i64, String)> = query(
-                "SELECT kind, id, entity_version, data FROM billing_entities \
-                 WHERE customer_id = $1 AND kind IN ('benefit_grant', 'refund')",
-            )
-            .bind(customer_id.as_str())
-            .fetch_all(&self.db)
-            .await?;
-            for (kind, id, version, data) in theirs {
-                if seen.contains(&(kind.clone(), id.clone())) || !of_purchase(&data, &purchases) {
+            for row in store::grants_and_refunds_of(&self.db, &customer_id).await? {
+                let key = (row.kind.clone(), row.id.clone());
+                if seen.contains(&key) || !of_purchase(&row.data, &purchases) {
                     continue;
                 }
-                seen.insert((kind.clone(), id.clone()));
-                rows.push(Row {
-                    kind,
-                    id,
-                    version,
-                    data,
-                });
+                seen.insert(key);
+                rows.push(row);
             }
         }
-        rows.sort_by(|a, b| b.version.cmp(&a.version).then_with(|| a.id.cmp(&b.id)));
+        rows.sort_by(|a, b| {
+            b.entity_version
+                .cmp(&a.entity_version)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         let mut state = OrganizationState::default();
         for row in rows {
             if let Some(list) = state.list(&row.kind)

@@ -104,7 +104,7 @@ impl Replays {
                 return Err(codes::ENDPOINT_DISABLED.into());
             }
         }
-        let replayed = log::request_range_replay(
+        let replayed = log::store::request_range_replay(
             &mut tx,
             organization_id,
             self.log.is_platform(organization_id),

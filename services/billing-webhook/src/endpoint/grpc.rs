@@ -1,6 +1,5 @@
 //! `gatehouse.billing_webhook.v1.EndpointService`: [`Endpoints`] over gRPC.
 
-use chrono::{DateTime, Utc};
 use gatehouse_proto::billing_webhook::v1 as pb;
 use gatehouse_proto::billing_webhook::v1::endpoint_service_server::{
     EndpointService, EndpointServiceServer,
@@ -9,37 +8,10 @@ use tonic::{Request, Response, Status};
 
 use super::manage::Endpoints;
 use super::{Endpoint, Registrant, Settings};
+use crate::convert::unix_ms;
 
 pub fn server(endpoints: Endpoints) -> EndpointServiceServer<Endpoints> {
     EndpointServiceServer::new(endpoints)
-}
-
-pub(crate) fn unix_ms(at: DateTime<Utc>) -> i64 {
-    at.timestamp_millis()
-}
-
-impl From<Endpoint> for pb::Endpoint {
-    fn from(e: Endpoint) -> Self {
-        Self {
-            id: e.id,
-            organization_id: e.organization_id,
-            url: e.url,
-            description: e.description,
-            event_types: e.event_types,
-            enabled: e.enabled,
-            disabled_reason: e.disabled_reason,
-            polar_signing: e.polar_signing,
-            failing_since_unix_ms: e.failing_since.map(unix_ms),
-            previous_secret_expires_at_unix_ms: e
-                .previous_secret
-                .is_some()
-                .then_some(e.previous_secret_expires_at)
-                .flatten()
-                .map(unix_ms),
-            created_at_unix_ms: unix_ms(e.created_at),
-            updated_at_unix_ms: unix_ms(e.updated_at),
-        }
-    }
 }
 
 fn one(endpoint: Endpoint) -> Option<pb::Endpoint> {

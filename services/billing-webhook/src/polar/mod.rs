@@ -21,6 +21,7 @@ mod benefit_grant;
 mod checkout;
 mod common;
 mod customer;
+mod customer_state;
 mod discount;
 mod event;
 mod meter;
@@ -38,6 +39,7 @@ pub use common::{
     Timestamp, Visibility,
 };
 pub use customer::*;
+pub use customer_state::*;
 pub use discount::*;
 pub use event::*;
 pub use meter::*;

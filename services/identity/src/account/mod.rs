@@ -11,7 +11,8 @@ use crate::email_password::{EmailPassword, store as credentials};
 use crate::error::IdentityError;
 use crate::user::User;
 use crate::username::UsernameRules;
-use crate::verification::{NewLink, Purpose, store as links};
+use crate::verification::new_link::NewLink;
+use crate::verification::{Purpose, store as links};
 pub use store::{Account, ProfileChanges};
 
 /// What update-user asks for, before the username rules have run.

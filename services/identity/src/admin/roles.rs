@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use gatehouse_kit::access::{Request, Role};
+use gatehouse_kit::errors::{ErrorCode, admin as codes};
 
 use crate::user::{DEFAULT_ROLE, User};
 
@@ -92,6 +93,15 @@ impl Roles {
         names
             .iter()
             .all(|name| self.roles.contains_key(name.trim()))
+    }
+
+    /// `names` as a user's role is stored (comma-separated), if there is at least one and this
+    /// deployment knows every one.
+    pub fn stored(&self, names: &[String]) -> Result<String, ErrorCode> {
+        if names.is_empty() || !self.knows(names) {
+            return Err(codes::YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE);
+        }
+        Ok(names.iter().map(|r| r.trim()).collect::<Vec<_>>().join(","))
     }
 
     /// The role names in a comma-separated role string (the default role when empty).

@@ -1,17 +1,69 @@
 //! The users table as admins see it: the filtered, sorted, paged list (one sea-query statement
-//! rendered per backend) and removal.
+//! rendered per backend), and the columns an admin's change sets.
 
+use chrono::{DateTime, Utc};
 use gatehouse_kit::db::sea_query::{
     Alias, Asterisk, Cond, Expr, ExprTrait, Func, Order, Query, SelectStatement, SimpleExpr,
 };
+use gatehouse_kit::db::{Backend, Db, DbError};
 pub use gatehouse_kit::listing::{Filter, Kind, Match};
+use gatehouse_kit::listing::{condition, total_from_page};
+
+use super::data::UserChanges;
+use crate::user::User;
 
 /// Columns kept lower-cased: text matching compares them as they are.
 const STORED_LOWER: &[&str] = &["email", "username"];
-use gatehouse_kit::db::{Backend, Db, DbError};
-use gatehouse_kit::listing::{condition, total_from_page};
 
-use crate::user::User;
+/// A column an update sets, and its value.
+pub type Column = (&'static str, SimpleExpr);
+
+/// The columns of what an update-user changes.
+pub(super) fn changes(changes: UserChanges) -> Vec<Column> {
+    let UserChanges {
+        name,
+        image,
+        email,
+        email_verified,
+        username,
+        display_username,
+        role,
+        banned,
+        ban_reason,
+        ban_expires,
+    } = changes;
+    let mut columns: Vec<Column> = Vec::new();
+    let mut set = |column: &'static str, value: Option<SimpleExpr>| {
+        if let Some(value) = value {
+            columns.push((column, value));
+        }
+    };
+    set("name", name.map(Into::into));
+    set("image", image.map(Into::into));
+    set("email", email.map(Into::into));
+    set("email_verified", email_verified.map(Into::into));
+    set("username", username.map(Into::into));
+    set("display_username", display_username.map(Into::into));
+    set("role", role.map(Into::into));
+    set("banned", banned.map(Into::into));
+    set("ban_reason", ban_reason.map(Into::into));
+    set("ban_expires", ban_expires.map(Into::into));
+    columns
+}
+
+/// The column of a user's roles, as stored (comma-separated).
+pub fn role(stored: String) -> Vec<Column> {
+    vec![("role", stored.into())]
+}
+
+/// The columns of a ban.
+pub fn ban(reason: String, expires: Option<DateTime<Utc>>) -> Vec<Column> {
+    vec![
+        ("banned", true.into()),
+        ("ban_reason", reason.into()),
+        ("ban_expires", expires.into()),
+    ]
+}
 
 /// better-auth's user field names and their columns.
 pub fn column(field: &str) -> Option<(&'static str, Kind)> {

@@ -15,7 +15,7 @@ use crate::email_verification::EmailVerification;
 use crate::error::IdentityError;
 use crate::password::{HashError, Hasher};
 use crate::user::User;
-use crate::username::UsernameRules;
+use crate::username::rules::UsernameRules;
 use throttle::SignInThrottle;
 
 #[derive(Clone)]
@@ -100,9 +100,13 @@ impl EmailPassword {
             .ban_expires
             .is_some_and(|expires| expires <= gatehouse_kit::ids::now())
         {
-            let lifted =
-                crate::user::store::update(&self.db, &user.id, crate::admin::unbanned(), None)
-                    .await?;
+            let lifted = crate::user::store::update(
+                &self.db,
+                &user.id,
+                crate::user::store::unbanned(),
+                None,
+            )
+            .await?;
             tracing::info!(user_id = %user.id, "expired ban lifted");
             return Ok(lifted.unwrap_or(user));
         }

@@ -12,7 +12,8 @@ use gatehouse_kit::validate::normalize_email;
 
 use crate::error::IdentityError;
 use crate::user::User;
-use crate::verification::{Link, NewLink, Purpose, store as links};
+use crate::verification::new_link::NewLink;
+use crate::verification::{Link, Purpose, store as links};
 
 /// better-auth pads a signed-out request to this, so the answer's timing does not tell
 /// whether the address is an unverified user's.

@@ -12,7 +12,8 @@ use gatehouse_kit::validate::normalize_email;
 
 use crate::email_password::{EmailPassword, store as credentials};
 use crate::error::IdentityError;
-use crate::verification::{NewLink, Purpose, store as links};
+use crate::verification::new_link::NewLink;
+use crate::verification::{Purpose, store as links};
 
 #[derive(Clone, Debug)]
 pub struct Settings {

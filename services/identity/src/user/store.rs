@@ -176,6 +176,15 @@ pub async fn delete(db: &Db, user_id: &str) -> Result<bool, DbError> {
     Ok(true)
 }
 
+/// The columns that lift a ban.
+pub fn unbanned() -> Vec<(&'static str, SimpleExpr)> {
+    vec![
+        ("banned", false.into()),
+        ("ban_reason", Option::<String>::None.into()),
+        ("ban_expires", Option::<DateTime<Utc>>::None.into()),
+    ]
+}
+
 /// Sets `columns` (and `updated_at`) on one user and records `user.updated` (with the user as
 /// changed) and the events `also` in the same transaction; the user as stored afterwards, or
 /// `None` when there is no such user.

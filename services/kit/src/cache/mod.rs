@@ -56,7 +56,7 @@ impl Cache {
                 url, timeout, tls_ca,
             )?)))
         } else {
-            Err(CacheError::UnsupportedUrl(crate::config::redact_url(url)))
+            Err(CacheError::UnsupportedUrl(crate::redact::redact_url(url)))
         }
     }
 

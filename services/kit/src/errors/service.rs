@@ -1,11 +1,11 @@
 //! The error type of a service whose failures are only ever a refusal or its own fault (the
 //! organization and billing-webhook services). A service with more to say (identity's full
-//! hashing queue, session's failing upstream) keeps an enum of its own with the same two arms.
+//! hashing queue, session's failing upstream) keeps an enum of its own with the same two arms
+//! and the same conversions ([`service_error_conversions`](crate::service_error_conversions)).
 
 use tonic::Status;
 
-use super::{ErrorCode, Failure, Internal};
-use crate::db::DbError;
+use super::{Failure, Internal};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
@@ -17,33 +17,45 @@ pub enum ServiceError {
     Internal(#[from] Internal),
 }
 
-impl ServiceError {
-    pub fn internal(
-        what: &'static str,
-        answer: ErrorCode,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-    ) -> Self {
-        Internal::new(what, answer, source).into()
-    }
+/// The conversions every service's error type shares, for an enum with a `Refused(Failure)`
+/// and an `Internal(#[from] Internal)` arm: `internal(…)`, refusals from an
+/// [`ErrorCode`](crate::errors::ErrorCode) or a [`Failure`], and storage failures from a
+/// [`DbError`](crate::db::DbError) (internal, answered with the storage code). Each service
+/// still maps its own arms to a `Status`.
+#[macro_export]
+macro_rules! service_error_conversions {
+    ($error:ident) => {
+        impl $error {
+            pub fn internal(
+                what: &'static str,
+                answer: $crate::errors::ErrorCode,
+                source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+            ) -> Self {
+                $crate::errors::Internal::new(what, answer, source).into()
+            }
+        }
+
+        impl From<$crate::errors::ErrorCode> for $error {
+            fn from(code: $crate::errors::ErrorCode) -> Self {
+                $error::Refused(code.into())
+            }
+        }
+
+        impl From<$crate::errors::Failure> for $error {
+            fn from(failure: $crate::errors::Failure) -> Self {
+                $error::Refused(failure)
+            }
+        }
+
+        impl From<$crate::db::DbError> for $error {
+            fn from(error: $crate::db::DbError) -> Self {
+                $error::internal("storage", error.answer(), error)
+            }
+        }
+    };
 }
 
-impl From<ErrorCode> for ServiceError {
-    fn from(code: ErrorCode) -> Self {
-        ServiceError::Refused(code.into())
-    }
-}
-
-impl From<Failure> for ServiceError {
-    fn from(failure: Failure) -> Self {
-        ServiceError::Refused(failure)
-    }
-}
-
-impl From<DbError> for ServiceError {
-    fn from(error: DbError) -> Self {
-        ServiceError::internal("storage", error.answer(), error)
-    }
-}
+crate::service_error_conversions!(ServiceError);
 
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Self {

@@ -13,10 +13,11 @@ use gatehouse_proto::events::v1::{
 };
 
 use super::{Accepted, Details, Invitation, Proof, Rejected, store, throttle};
+use crate::caller::Caller;
 use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::member::{self, Member};
-use crate::organization::{Caller, Organization, store as organizations};
+use crate::organization::{Organization, store as organizations};
 use crate::peers::Peers;
 use crate::permission::{self, wants};
 use crate::team;

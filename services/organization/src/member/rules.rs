@@ -15,9 +15,10 @@ use gatehouse_proto::events::v1::{MemberRemoved, MemberRoleUpdated};
 
 use super::query::ListQuery;
 use super::{ListedMember, Member, MemberUser, added_event, store, users};
+use crate::caller::Caller;
 use crate::config::Rules;
 use crate::error::OrganizationError;
-use crate::organization::{Caller, Named, store as organizations};
+use crate::organization::{Named, store as organizations};
 use crate::peers::Peers;
 use crate::permission::{self, ADMIN, MEMBER, OWNER, wants};
 use crate::team;

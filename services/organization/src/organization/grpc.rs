@@ -7,7 +7,8 @@ use gatehouse_proto::organization::v1::organization_service_server::{
 };
 use tonic::{Request, Response, Status};
 
-use super::{Caller, Named, NewOrganization, Organizations, store};
+use super::{Named, NewOrganization, Organizations, store};
+use crate::caller::Caller;
 
 pub fn server(organizations: Organizations) -> OrganizationServiceServer<Organizations> {
     OrganizationServiceServer::new(organizations)

@@ -12,6 +12,7 @@ use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1 as events;
 
+pub use crate::caller::Caller;
 use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::invitation::Invitation;
@@ -29,18 +30,6 @@ pub struct Organization {
     /// A JSON object as text.
     pub metadata: Option<String>,
     pub created_at: DateTime<Utc>,
-}
-
-/// Who is asking: the signed-in user and the session they asked with.
-#[derive(Clone, Debug, Default)]
-pub struct Caller {
-    pub user_id: String,
-    pub session_token: String,
-    pub active_organization_id: Option<String>,
-    pub active_team_id: Option<String>,
-    /// The user's email (lower-cased) and whether it is verified.
-    pub email: String,
-    pub email_verified: bool,
 }
 
 pub struct NewOrganization {

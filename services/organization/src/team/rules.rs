@@ -10,11 +10,11 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1 as events;
 
 use super::{Team, TeamMember, store};
+use crate::caller::Caller;
 use crate::config::Rules;
 use crate::error::OrganizationError;
 use crate::invitation;
 use crate::member::{self, Member};
-use crate::organization::Caller;
 use crate::peers::Peers;
 use crate::permission::wants;
 

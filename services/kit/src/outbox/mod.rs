@@ -9,106 +9,24 @@
 //! [`RelayConfig::max_attempts`], parked, so it never blocks the rows behind it. The table is
 //! kit's (`migrations/*/9001_outbox.sql`), created in every service's database.
 
+pub(crate) mod event;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use gatehouse_proto::events::Event;
 use sea_query::{Alias, Expr};
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::{Bus, BusError, Message};
-use crate::db::{Backend, Db, DbError, Query, query};
+use crate::db::{Backend, Db, DbError, query};
 use crate::foreground::Foreground;
-use crate::sealing::SealingKey;
 use crate::{ids, telemetry};
+
+pub use event::{OutboxEvent, OutboxSignal};
 
 const RETENTION: TimeDelta = TimeDelta::days(7);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
-
-/// An event about to be written to the outbox.
-#[derive(Clone, Debug)]
-pub struct OutboxEvent {
-    pub id: String,
-    pub topic: &'static str,
-    pub payload: Vec<u8>,
-    pub headers: String,
-    pub created_at: DateTime<Utc>,
-}
-
-impl OutboxEvent {
-    /// Encodes `event` and captures the current trace context so the consumer's work joins
-    /// this trace.
-    pub fn new<E: Event>(event: &E) -> Self {
-        let headers = telemetry::current_context_headers();
-        Self {
-            id: uuid::Uuid::now_v7().to_string(),
-            topic: E::TOPIC,
-            payload: event.encode_to_vec(),
-            headers: serde_json::to_string(&headers).unwrap_or_else(|_| "{}".into()),
-            created_at: ids::now(),
-        }
-    }
-}
-
-/// `event` as the outbox stores it: sealed when its topic carries a secret (a mailed link)
-/// and there is a key to seal it with.
-pub(crate) fn sealed<'a>(
-    event: &'a OutboxEvent,
-    key: Option<&SealingKey>,
-) -> std::borrow::Cow<'a, OutboxEvent> {
-    if !gatehouse_proto::events::SEALED_TOPICS.contains(&event.topic) {
-        return std::borrow::Cow::Borrowed(event);
-    }
-    match key {
-        Some(key) => std::borrow::Cow::Owned(OutboxEvent {
-            payload: key.seal(event.topic, &event.payload),
-            ..event.clone()
-        }),
-        None => {
-            tracing::warn!(
-                topic = event.topic,
-                "no sealing key: a secret-bearing event is stored as it is"
-            );
-            std::borrow::Cow::Borrowed(event)
-        }
-    }
-}
-
-/// The columns an event is written to, in the order [`bind`] binds them (`created_at` twice).
-pub(crate) const COLUMNS: &str = "id, topic, payload, headers, created_at, next_attempt_at";
-
-/// The statement that writes `event` (run by [`Tx::enqueue`](crate::db::Tx::enqueue)).
-pub(crate) fn insert(event: &OutboxEvent) -> Query {
-    bind(
-        query(
-            "INSERT INTO outbox (id, topic, payload, headers, created_at, next_attempt_at) \
-             VALUES ($1, $2, $3, $4, $5, $5)",
-        ),
-        event,
-    )
-}
-
-/// Binds `event`'s values for [`COLUMNS`] as the next five parameters (`created_at` serves
-/// `next_attempt_at` too).
-pub(crate) fn bind(statement: Query, event: &OutboxEvent) -> Query {
-    statement
-        .bind(event.id.as_str())
-        .bind(event.topic)
-        .bind(event.payload.clone())
-        .bind(event.headers.as_str())
-        .bind(event.created_at)
-}
-
-/// Wakes the relay right after a commit, so events go out without waiting for the poll.
-#[derive(Clone, Debug, Default)]
-pub struct OutboxSignal(std::sync::Arc<tokio::sync::Notify>);
-
-impl OutboxSignal {
-    pub fn notify(&self) {
-        self.0.notify_one();
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct RelayConfig {
@@ -195,7 +113,7 @@ pub fn spawn_relay(db: Db, bus: Bus, config: RelayConfig, shutdown: Cancellation
                         }
                     }
                     tokio::select! {
-                        _ = wake.0.notified() => {}
+                        _ = wake.notified() => {}
                         _ = tokio::time::sleep(config.idle_poll) => {}
                         _ = shutdown.cancelled() => break,
                     }
