@@ -8,6 +8,7 @@
 
 use axum::extract::State;
 use gatehouse_kit::errors::{Failure, admin as codes, base};
+use gatehouse_kit::validate::one_or_many;
 use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,8 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
+use super::shared::input::{SortDirection, user_id};
+use super::shared::session::forget_cached_user;
 use crate::body::whole_number;
 use crate::error::ApiError;
 use crate::extract::{Authenticate as _, BareSession, Input, NoInput};
@@ -61,29 +64,6 @@ const SUCCESS: SuccessResponse = SuccessResponse { success: true };
 fn user_reply(user: Option<identity_pb::User>) -> Result<Reply, ApiError> {
     let user = user.ok_or(base::USER_NOT_FOUND)?;
     Ok(Reply::json(&UserResponse { user: user.into() }))
-}
-
-/// A role given as a string or a list of strings (`[body.role] Invalid input` otherwise).
-fn roles(role: Option<&Value>) -> Result<Vec<String>, ApiError> {
-    let invalid =
-        || ApiError::from(base::VALIDATION_ERROR.with_message("[body.role] Invalid input"));
-    match role {
-        Some(Value::String(role)) => Ok(vec![role.clone()]),
-        Some(Value::Array(roles)) => roles
-            .iter()
-            .map(|r| r.as_str().map(str::to_string))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(invalid),
-        _ => Err(invalid()),
-    }
-}
-
-/// better-auth coerces `userId` to a string (`5` is the user "5", which does not exist).
-pub(super) fn user_id(value: &Value) -> String {
-    match value {
-        Value::String(id) => id.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// Ends every session of `user_id` now (the user's ban or removal, a password or email an admin
@@ -160,7 +140,11 @@ async fn create_user(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<CreateUserBody, BareSession>,
 ) -> Result<Reply, ApiError> {
-    let roles = body.role.as_ref().map(|r| roles(Some(r))).transpose()?;
+    let roles = body
+        .role
+        .as_ref()
+        .map(|role| one_or_many("role", role))
+        .transpose()?;
     let created = state
         .admin
         .clone()
@@ -264,13 +248,6 @@ pub enum TextMatch {
     Contains,
     StartsWith,
     EndsWith,
-}
-
-#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SortDirection {
-    Asc,
-    Desc,
 }
 
 #[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
@@ -449,7 +426,7 @@ async fn set_role(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<SetRoleBody, BareSession>,
 ) -> Result<Reply, ApiError> {
-    let roles = roles(Some(&body.role))?;
+    let roles = one_or_many("role", &body.role)?;
     let target = user_id(&body.user_id);
     let changed = state
         .admin
@@ -463,11 +440,6 @@ async fn set_role(
         .into_inner();
     forget_cached_user(&state, &target).await;
     user_reply(changed.user)
-}
-
-/// The user's cached sessions are dropped at once (and by the `user.updated` event).
-async fn forget_cached_user(state: &AppState, user_id: &str) {
-    super::account::forget_cached_user(state, user_id).await;
 }
 
 #[derive(Deserialize, ToSchema)]

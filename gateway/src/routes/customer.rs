@@ -2,7 +2,7 @@
 //! `GET /customer`, the signed-in user's own billing state — their subscriptions, orders,
 //! granted benefits, active meters and refunds — as the payments platform last told it; and
 //! `GET /customer/organization`, an organization's, for those who may manage its billing
-//! (owners and admins by default, [`super::endpoint::authorize`]).
+//! (owners and admins by default, [`super::shared::permission::authorize`]).
 
 use axum::extract::State;
 use gatehouse_proto::billing_webhook::v1 as pb;
@@ -12,7 +12,8 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::endpoint::{OrganizationInput, authorize};
+use super::shared::organization::OrganizationInput;
+use super::shared::permission::authorize;
 use crate::error::ApiError;
 use crate::extract::{Input, NoInput, Session};
 use crate::openapi::{BillingErrors, SessionErrors};

@@ -1,7 +1,7 @@
 //! The `delivery` group under `/api/billing` (`gatehouse.billing_webhook.v1.DeliveryService`):
 //! an organization's event log, each event's deliveries and attempts, and replays. Every
 //! route needs the permission to manage the organization's billing
-//! ([`super::endpoint::authorize`]).
+//! ([`super::shared::permission::authorize`]).
 
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -13,7 +13,8 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::routes;
 
 use super::Group;
-use super::endpoint::{OrganizationInput, authorize};
+use super::shared::organization::OrganizationInput;
+use super::shared::permission::authorize;
 use crate::body::whole_number;
 use crate::error::ApiError;
 use crate::extract::{Input, Session};

@@ -9,17 +9,16 @@
 //! given that permission.
 
 use axum::extract::{Path, State};
-use gatehouse_kit::errors::{billing, organization as org_codes};
 use gatehouse_proto::billing_webhook::v1 as pb;
-use gatehouse_proto::organization::v1 as org_pb;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::organization::caller;
+use super::shared::organization::OrganizationInput;
+use super::shared::permission::authorize;
 use crate::error::ApiError;
-use crate::extract::{Input, RequestMeta, Session};
+use crate::extract::{Input, Session};
 use crate::openapi::BillingErrors;
 use crate::policy::{Policy, RateRule, check_organization};
 use crate::reply::Reply;
@@ -39,62 +38,10 @@ pub fn router() -> Group {
         .route(routes!(send_test_event), Policy::DEFAULT)
 }
 
-/// What managing an organization's billing takes: the organization plugin's
-/// `organization:update`.
-const MANAGE_BILLING: &str = r#"{"organization":["update"]}"#;
-
-/// The organization the request acts on — `named` (from the body, else the query), else the
-/// session's active one — once the caller may manage its billing. A non-member is refused
-/// like a member without the permission, so the answer does not tell whether it exists.
-pub(super) async fn authorize(
-    state: &AppState,
-    session: &Session,
-    named: Option<String>,
-    meta: &RequestMeta,
-) -> Result<String, ApiError> {
-    let organization_id = named
-        .or_else(|| meta.query("organizationId").map(str::to_string))
-        .filter(|id| !id.is_empty())
-        .or_else(|| session.session.active_organization_id.clone())
-        .ok_or(org_codes::NO_ACTIVE_ORGANIZATION)?;
-    let answer = state
-        .members
-        .clone()
-        .has_permission(org_pb::HasPermissionRequest {
-            caller: caller(session),
-            organization_id: Some(organization_id.clone()),
-            permissions_json: MANAGE_BILLING.into(),
-        })
-        .await;
-    let refused =
-        || ApiError::from(billing::YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING);
-    match answer {
-        Ok(answer) if answer.get_ref().success => Ok(organization_id),
-        Ok(_) => Err(refused()),
-        Err(status) => match ApiError::from(status) {
-            ApiError::Failure(failure)
-                if failure.is(org_codes::USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION) =>
-            {
-                Err(refused())
-            }
-            other => Err(other),
-        },
-    }
-}
-
 fn endpoint(endpoint: Option<pb::Endpoint>) -> Result<Endpoint, ApiError> {
     Ok(endpoint
         .ok_or(gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR)?
         .into())
-}
-
-/// The organization a request acts on, for routes with no other input.
-#[derive(Deserialize, ToSchema, IntoParams)]
-#[serde(rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
-pub struct OrganizationInput {
-    /// The organization; the session's active one when absent.
-    pub(super) organization_id: Option<String>,
 }
 
 /// The organization's endpoints, oldest first.

@@ -18,6 +18,7 @@ mod meta;
 mod organization;
 mod password_reset;
 mod session;
+mod shared;
 mod team;
 mod username;
 
