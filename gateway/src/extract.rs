@@ -2,7 +2,10 @@
 //! parse the body → origin/CSRF → redirect targets → validation → the session requirement.
 //! [`Session`], [`FreshSession`] and [`BareSession`] read the credential in one place (the
 //! signed session cookie) and hand refreshed cookies to the [`response_cookies`] layer, which
-//! adds them to whatever the handler answers.
+//! adds them to whatever the handler answers. [`organization::Permitted`] adds a permission in
+//! the organization the input names.
+
+pub mod organization;
 
 use std::sync::{Arc, Mutex};
 
@@ -184,8 +187,9 @@ impl FromRequestParts<AppState> for RequestMeta {
 }
 
 /// A route's validated input (the JSON or form body; the query on GET) and its caller, read in
-/// better-auth's order. `A` is the session requirement: [`Anonymous`], [`Session`] or
-/// [`FreshSession`].
+/// better-auth's order. `A` is what the route requires of its caller: a session requirement
+/// ([`Anonymous`], [`Session`], [`FreshSession`], …) or a permission
+/// ([`organization::Permitted`]).
 pub struct Input<T, A = Anonymous> {
     pub body: T,
     pub auth: A,
@@ -198,8 +202,8 @@ pub struct NoInput {}
 
 impl<T, A> FromRequest<AppState> for Input<T, A>
 where
-    T: utoipa::PartialSchema + DeserializeOwned + Send,
-    A: Authenticate,
+    T: utoipa::PartialSchema + DeserializeOwned + Send + Sync,
+    A: Admit<T>,
 {
     type Rejection = ApiError;
 
@@ -238,8 +242,24 @@ where
             body::check_redirect_fields(raw.as_ref(), None, &state.trusted)?;
         }
         let body = body::validate::<T>(location, raw.as_ref())?;
-        let auth = A::authenticate(state, &meta).await?;
+        let auth = A::admit(state, &meta, &body).await?;
         Ok(Input { body, auth, meta })
+    }
+}
+
+/// What a route requires of its caller, checked after the input is valid; it may read the
+/// input (the organization it names).
+pub trait Admit<T>: Sized + Send {
+    fn admit(
+        state: &AppState,
+        meta: &RequestMeta,
+        input: &T,
+    ) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+impl<T: Sync, A: Authenticate> Admit<T> for A {
+    async fn admit(state: &AppState, meta: &RequestMeta, _: &T) -> Result<Self, ApiError> {
+        A::authenticate(state, meta).await
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Every route acts on the organization named by `organizationId` (the session's active one
 //! when absent) and needs `organization:update` there, decided by the organization service's
-//! one permission check ([`authorize`]): owners and admins by default, and any custom role
+//! one permission check ([`Permitted`]): owners and admins by default, and any custom role
 //! given that permission.
 
 use axum::extract::{Path, State};
@@ -15,10 +15,11 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::shared::organization::OrganizationInput;
-use super::shared::permission::authorize;
 use crate::error::ApiError;
-use crate::extract::{Input, Session};
+use crate::extract::Input;
+use crate::extract::organization::{
+    ManageBilling, NamesOrganization, OrganizationInput, Permitted,
+};
 use crate::openapi::BillingErrors;
 use crate::policy::{Policy, RateRule, check_organization};
 use crate::reply::Reply;
@@ -49,9 +50,9 @@ fn endpoint(endpoint: Option<pb::Endpoint>) -> Result<Endpoint, ApiError> {
     responses((status = 200, body = Vec<Endpoint>, description = "The endpoints"), BillingErrors))]
 async fn list_endpoints(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let listed = state
         .endpoints
         .clone()
@@ -82,21 +83,27 @@ pub struct CreateEndpointBody {
     organization_id: Option<String>,
 }
 
+impl NamesOrganization for CreateEndpointBody {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+}
+
 /// Registers an endpoint with a new secret (reveal it with `GET /endpoints/{endpointId}/secret`).
 #[utoipa::path(post, path = "/endpoints", tag = "endpoint", request_body = CreateEndpointBody,
     responses((status = 200, body = Endpoint, description = "The new endpoint"), BillingErrors))]
 async fn create_endpoint(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<CreateEndpointBody, Session>,
+    Input { body, auth, meta }: Input<CreateEndpointBody, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let created = state
         .endpoints
         .clone()
         .create_endpoint(pb::CreateEndpointRequest {
             organization_id,
-            created_by_email: auth.user.email.clone(),
-            created_by_name: auth.user.name.clone(),
+            created_by_email: auth.session.user.email.clone(),
+            created_by_name: auth.session.user.name.clone(),
             created_by_language: meta.language(),
             url: body.url,
             description: body.description,
@@ -116,9 +123,9 @@ async fn create_endpoint(
 async fn get_endpoint(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let found = state
         .endpoints
         .clone()
@@ -147,6 +154,12 @@ pub struct UpdateEndpointBody {
     organization_id: Option<String>,
 }
 
+impl NamesOrganization for UpdateEndpointBody {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+}
+
 /// Changes the fields the body names.
 #[utoipa::path(patch, path = "/endpoints/{endpointId}", tag = "endpoint",
     params(("endpointId" = String, Path)), request_body = Option<UpdateEndpointBody>,
@@ -154,9 +167,9 @@ pub struct UpdateEndpointBody {
 async fn update_endpoint(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<UpdateEndpointBody, Session>,
+    Input { body, auth, .. }: Input<UpdateEndpointBody, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let updated = state
         .endpoints
         .clone()
@@ -181,9 +194,9 @@ async fn update_endpoint(
 async fn delete_endpoint(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     state
         .endpoints
         .clone()
@@ -202,9 +215,9 @@ async fn delete_endpoint(
 async fn get_endpoint_secret(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let secret = state
         .endpoints
         .clone()
@@ -232,9 +245,9 @@ async fn get_endpoint_secret(
 async fn rotate_endpoint_secret(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let rotated = state
         .endpoints
         .clone()
@@ -264,9 +277,9 @@ pub struct SentTestEvent {
 async fn send_test_event(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     check_organization(&state, &organization_id, RateRule::Replay).await?;
     let sent = state
         .endpoints

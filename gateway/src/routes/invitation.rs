@@ -15,9 +15,9 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::shared::organization::caller;
 use super::shared::session::{forget_cached_user, reissue};
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{Input, MaybeSession, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
 use crate::policy::{Policy, RateRule};

@@ -15,8 +15,8 @@ use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::input::{SortDirection, nonempty};
-use super::shared::organization::caller;
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{Input, NoInput, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;

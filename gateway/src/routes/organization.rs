@@ -13,9 +13,9 @@ use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::input::present;
-use super::shared::organization::caller;
 use super::shared::session::reissue;
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{BareSession, Input, MaybeSession, NoInput, Session};
 use crate::openapi::{AdminErrors, SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;
