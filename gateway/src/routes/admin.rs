@@ -464,7 +464,7 @@ pub struct AdminUserData {
 }
 
 /// Sets any of a user's fields (`user:update`, and the permission each field needs).
-#[utoipa::path(post, path = "/admin/update-user", tag = "admin", request_body = AdminUpdateUserBody,
+#[utoipa::path(post, path = "/admin/update-user", tag = "admin", operation_id = "admin_update_user", request_body = AdminUpdateUserBody,
     responses((status = 200, body = User, description = "The updated user (bare)"), AdminErrors))]
 async fn update_user(
     State(state): State<AppState>,
@@ -860,7 +860,7 @@ pub struct HasPermissionResponse {
 }
 
 /// Whether the caller holds the permissions (better-auth checks the session's user first).
-#[utoipa::path(post, path = "/admin/has-permission", tag = "admin", request_body = HasPermissionBody,
+#[utoipa::path(post, path = "/admin/has-permission", tag = "admin", operation_id = "admin_has_permission", request_body = HasPermissionBody,
     responses((status = 200, body = HasPermissionResponse, description = "`{\"error\": null, \"success\": true|false}`"), AdminErrors))]
 async fn has_permission(
     State(state): State<AppState>,

@@ -209,3 +209,5 @@ async fn wrong_method(
 async fn not_found() -> ApiError {
     ApiError::NotFound
 }
+#[cfg(test)]
+mod documents;
