@@ -2,14 +2,14 @@
 //! parse the body → origin/CSRF → redirect targets → validation → the session requirement.
 //! [`Session`], [`FreshSession`] and [`BareSession`] read the credential in one place (the
 //! signed session cookie) and hand refreshed cookies to the [`response_cookies`] layer, which
-//! adds them to whatever the handler answers.
+//! adds them to whatever the handler answers. [`organization::Permitted`] adds a permission in
+//! the organization the input names.
 
-use std::sync::{Arc, Mutex};
+pub mod organization;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request, State};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use gatehouse_kit::errors::base;
@@ -19,30 +19,11 @@ use serde::de::DeserializeOwned;
 
 use crate::body;
 use crate::client_ip::ClientIp;
-use crate::cookies;
 use crate::error::ApiError;
 use crate::origin;
-use crate::policy::Policy;
+pub use crate::request::{RequestMeta, ResponseCookies};
 use crate::session_cookies;
 use crate::state::AppState;
-
-/// `Set-Cookie` values that extractors want on the response (a refreshed session, or the
-/// deletion of a dead one's cookies), whatever the handler answers.
-#[derive(Clone, Default)]
-pub struct ResponseCookies(Arc<Mutex<Vec<String>>>);
-
-impl ResponseCookies {
-    pub fn add(&self, cookies: impl IntoIterator<Item = String>) {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .extend(cookies);
-    }
-
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-}
 
 /// The one middleware in front of every `/api/auth` route (one layer rather than three: each
 /// layer costs allocations on every request). It gives the request the shared state (for the
@@ -76,116 +57,10 @@ pub async fn request_context(
     response
 }
 
-/// What handlers need to know about the request besides its input.
-pub struct RequestMeta {
-    pub method: Method,
-    pub headers: HeaderMap,
-    /// The client address the rate limiter counted this request under.
-    pub client: ClientIp,
-    pub query: Vec<(String, String)>,
-    pub policy: Policy,
-    pub response_cookies: ResponseCookies,
-}
-
-impl RequestMeta {
-    fn from_parts(parts: &Parts) -> Self {
-        let query = parts
-            .uri
-            .query()
-            .and_then(|q| serde_urlencoded::from_str(q).ok())
-            .unwrap_or_default();
-        Self {
-            method: parts.method.clone(),
-            headers: parts.headers.clone(),
-            client: parts
-                .extensions
-                .get::<ClientIp>()
-                .copied()
-                .unwrap_or_default(),
-            query,
-            policy: parts
-                .extensions
-                .get::<Policy>()
-                .copied()
-                .unwrap_or_default(),
-            response_cookies: parts
-                .extensions
-                .get::<ResponseCookies>()
-                .cloned()
-                .unwrap_or_default(),
-        }
-    }
-
-    pub fn query(&self, key: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Whether the request came with no body at all (not even `{}`): better-auth's object
-    /// schemas refuse that even when every field is optional, where the validator here reads
-    /// it as `{}`. A route whose empty body would act (delete-user) asks.
-    pub fn has_no_body(&self) -> bool {
-        self.headers
-            .get(header::CONTENT_LENGTH)
-            .is_none_or(|length| length == "0")
-            && !self.headers.contains_key(header::TRANSFER_ENCODING)
-    }
-
-    /// better-auth coerces query flags with JavaScript truthiness: any non-empty value is true.
-    pub fn query_flag(&self, key: &str) -> bool {
-        self.query(key).is_some_and(|v| !v.is_empty())
-    }
-
-    pub fn cookie(&self, name: &str) -> Option<String> {
-        // HTTP/2 clients may split cookies over several `cookie` fields.
-        let joined = self
-            .headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect::<Vec<_>>()
-            .join("; ");
-        cookies::read(&joined, name).map(|v| v.into_owned())
-    }
-
-    pub fn user_agent(&self) -> String {
-        self.headers
-            .get(header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string()
-    }
-
-    /// The platform language code the caller's `Accept-Language` asks for (English if none).
-    pub fn language(&self) -> i32 {
-        let header = self
-            .headers
-            .get(header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok());
-        gatehouse_kit::language::Language::from_accept_language(header).code()
-    }
-
-    fn reads_query(&self) -> bool {
-        matches!(self.method, Method::GET | Method::HEAD)
-    }
-}
-
-impl FromRequestParts<AppState> for RequestMeta {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        _state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        Ok(Self::from_parts(parts))
-    }
-}
-
 /// A route's validated input (the JSON or form body; the query on GET) and its caller, read in
-/// better-auth's order. `A` is the session requirement: [`Anonymous`], [`Session`] or
-/// [`FreshSession`].
+/// better-auth's order. `A` is what the route requires of its caller: a session requirement
+/// ([`Anonymous`], [`Session`], [`FreshSession`], …) or a permission
+/// ([`organization::Permitted`]).
 pub struct Input<T, A = Anonymous> {
     pub body: T,
     pub auth: A,
@@ -198,8 +73,8 @@ pub struct NoInput {}
 
 impl<T, A> FromRequest<AppState> for Input<T, A>
 where
-    T: utoipa::PartialSchema + DeserializeOwned + Send,
-    A: Authenticate,
+    T: utoipa::PartialSchema + DeserializeOwned + Send + Sync,
+    A: Admit<T>,
 {
     type Rejection = ApiError;
 
@@ -238,8 +113,24 @@ where
             body::check_redirect_fields(raw.as_ref(), None, &state.trusted)?;
         }
         let body = body::validate::<T>(location, raw.as_ref())?;
-        let auth = A::authenticate(state, &meta).await?;
+        let auth = A::admit(state, &meta, &body).await?;
         Ok(Input { body, auth, meta })
+    }
+}
+
+/// What a route requires of its caller, checked after the input is valid; it may read the
+/// input (the organization it names).
+pub trait Admit<T>: Sized + Send {
+    fn admit(
+        state: &AppState,
+        meta: &RequestMeta,
+        input: &T,
+    ) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+impl<T: Sync, A: Authenticate> Admit<T> for A {
+    async fn admit(state: &AppState, meta: &RequestMeta, _: &T) -> Result<Self, ApiError> {
+        A::authenticate(state, meta).await
     }
 }
 

@@ -17,6 +17,7 @@ pub mod origin;
 pub mod policy;
 pub mod rate_limit;
 pub mod reply;
+pub mod request;
 pub mod routes;
 pub mod session_cookies;
 pub mod state;

@@ -9,23 +9,8 @@ use axum::response::{IntoResponse, Response};
 
 use crate::client_ip::ClientIp;
 use crate::error::ApiError;
+pub use crate::rate_limit::RateRule;
 use crate::state::AppState;
-
-/// better-auth's rate-limit rules (protocol §7.3); their windows come from configuration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RateRule {
-    /// Every route not named otherwise (`RATE_LIMIT_WINDOW` / `RATE_LIMIT_MAX`).
-    #[default]
-    Default,
-    /// Sign-in, sign-up, change-password, change-email (`RATE_LIMIT_SIGN_IN_*`).
-    SignIn,
-    /// Routes that send mail (`RATE_LIMIT_EMAIL_*`).
-    Email,
-    /// What makes the billing-webhook service send to an organization's endpoints on request
-    /// — test events and replays (`RATE_LIMIT_REPLAY_*`) — counted per organization by the
-    /// handlers ([`check_organization`]), on top of the route's own rule.
-    Replay,
-}
 
 /// How a state-changing request's origin is checked (protocol §7.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -7,7 +7,22 @@ use std::time::Duration;
 use gatehouse_kit::cache::{Cache, WithFallback};
 
 use crate::config::{RateLimitSettings, Rule};
-use crate::policy::RateRule;
+
+/// better-auth's rate-limit rules (protocol §7.3); their windows come from configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RateRule {
+    /// Every route not named otherwise (`RATE_LIMIT_WINDOW` / `RATE_LIMIT_MAX`).
+    #[default]
+    Default,
+    /// Sign-in, sign-up, change-password, change-email (`RATE_LIMIT_SIGN_IN_*`).
+    SignIn,
+    /// Routes that send mail (`RATE_LIMIT_EMAIL_*`).
+    Email,
+    /// What makes the billing-webhook service send to an organization's endpoints on request
+    /// — test events and replays (`RATE_LIMIT_REPLAY_*`) — counted per organization by the
+    /// handlers ([`crate::policy::check_organization`]), on top of the route's own rule.
+    Replay,
+}
 
 pub struct RateLimiter {
     settings: RateLimitSettings,

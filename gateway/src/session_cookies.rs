@@ -4,7 +4,7 @@
 
 use crate::cookie_cache;
 use crate::cookies;
-use crate::extract::RequestMeta;
+use crate::request::RequestMeta;
 use crate::state::AppState;
 use crate::wire::SessionWithUser;
 

@@ -242,7 +242,8 @@ fn json_response(json: &str) -> Response {
     response
 }
 
-fn operations(document: &OpenApi) -> Vec<(String, &'static str, &Operation)> {
+/// Every operation of the document: its path, its method and the operation.
+pub(crate) fn operations(document: &OpenApi) -> Vec<(String, &'static str, &Operation)> {
     let mut out = Vec::new();
     for (path, item) in &document.paths.paths {
         let methods = [

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::email_password::start_session;
+use super::shared::session::{forget_cached_user, start_session};
 use crate::error::ApiError;
 use crate::extract::{
     Authenticate as _, Input, MaybeSession, NoInput, RequestMeta, Session as SignedIn,
@@ -274,21 +274,6 @@ async fn update_user(
     let mut reply = Reply::json(&StatusResponse { status: true });
     reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
     Ok(reply)
-}
-
-/// The caller reads their change back at once; the `user.updated` event evicts the cached
-/// sessions everywhere too, so a failure here is only logged.
-pub(super) async fn forget_cached_user(state: &AppState, user_id: &str) {
-    let evicted = state
-        .sessions
-        .clone()
-        .evict_user(session_pb::EvictUserRequest {
-            user_id: user_id.to_string(),
-        })
-        .await;
-    if let Err(status) = evicted {
-        tracing::warn!(%status, "could not evict the changed user's cached sessions; the event will");
-    }
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -2,7 +2,7 @@
 //! `GET /customer`, the signed-in user's own billing state — their subscriptions, orders,
 //! granted benefits, active meters and refunds — as the payments platform last told it; and
 //! `GET /customer/organization`, an organization's, for those who may manage its billing
-//! (owners and admins by default, [`super::endpoint::authorize`]).
+//! (owners and admins by default, [`Permitted`]).
 
 use axum::extract::State;
 use gatehouse_proto::billing_webhook::v1 as pb;
@@ -12,8 +12,8 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::endpoint::{OrganizationInput, authorize};
 use crate::error::ApiError;
+use crate::extract::organization::{ManageBilling, OrganizationInput, Permitted};
 use crate::extract::{Input, NoInput, Session};
 use crate::openapi::{BillingErrors, SessionErrors};
 use crate::policy::Policy;
@@ -108,9 +108,9 @@ pub struct OrganizationBilling {
     responses((status = 200, body = OrganizationBilling, description = "What was bought for the organization (empty when nothing was)"), BillingErrors))]
 async fn get_organization(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let found = state
         .customers
         .clone()

@@ -1,7 +1,7 @@
 //! The `delivery` group under `/api/billing` (`gatehouse.billing_webhook.v1.DeliveryService`):
 //! an organization's event log, each event's deliveries and attempts, and replays. Every
 //! route needs the permission to manage the organization's billing
-//! ([`super::endpoint::authorize`]).
+//! ([`Permitted`]).
 
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -13,10 +13,12 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::routes;
 
 use super::Group;
-use super::endpoint::{OrganizationInput, authorize};
 use crate::body::whole_number;
 use crate::error::ApiError;
-use crate::extract::{Input, Session};
+use crate::extract::Input;
+use crate::extract::organization::{
+    ManageBilling, NamesOrganization, OrganizationInput, Permitted,
+};
 use crate::openapi::BillingErrors;
 use crate::policy::{Policy, RateRule, check_organization};
 use crate::reply::Reply;
@@ -75,6 +77,32 @@ pub struct ListEventsQuery {
     organization_id: Option<String>,
 }
 
+/// A time range and a page, parsed.
+type Window = (Option<i64>, Option<i64>, Option<u32>, Option<u32>);
+
+impl ListEventsQuery {
+    /// The range and the page the query asks for, or its refusal.
+    fn window(&self) -> Result<Window, ApiError> {
+        Ok((
+            unix_ms(self.since.as_deref(), "query.since")?,
+            unix_ms(self.until.as_deref(), "query.until")?,
+            whole_number(self.limit.as_deref(), "limit", 1..=100)?,
+            whole_number(self.offset.as_deref(), "offset", 0..=u32::MAX)?,
+        ))
+    }
+}
+
+impl NamesOrganization for ListEventsQuery {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+
+    // A malformed range or page is refused before the permission is asked for.
+    fn check(&self) -> Result<(), ApiError> {
+        self.window().map(|_| ())
+    }
+}
+
 /// A delivery's status, as the log filters by it (checked by the service).
 #[derive(ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -91,13 +119,10 @@ pub enum DeliveryStatus {
     responses((status = 200, body = EventPage, description = "One page of the log"), BillingErrors))]
 async fn list_events(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<ListEventsQuery, Session>,
+    Input { body, auth, .. }: Input<ListEventsQuery, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let since_unix_ms = unix_ms(body.since.as_deref(), "query.since")?;
-    let until_unix_ms = unix_ms(body.until.as_deref(), "query.until")?;
-    let limit = whole_number(body.limit.as_deref(), "limit", 1..=100)?;
-    let offset = whole_number(body.offset.as_deref(), "offset", 0..=u32::MAX)?;
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let (since_unix_ms, until_unix_ms, limit, offset) = body.window()?;
+    let organization_id = auth.organization_id;
     let page = state
         .deliveries
         .clone()
@@ -131,9 +156,9 @@ async fn list_events(
 async fn get_event(
     State(state): State<AppState>,
     Path(event_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let found = state
         .deliveries
         .clone()
@@ -161,6 +186,12 @@ pub struct ReplayEventBody {
     organization_id: Option<String>,
 }
 
+impl NamesOrganization for ReplayEventBody {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Replayed {
@@ -176,9 +207,9 @@ pub struct Replayed {
 async fn replay_event(
     State(state): State<AppState>,
     Path(event_id): Path<String>,
-    Input { body, auth, meta }: Input<ReplayEventBody, Session>,
+    Input { body, auth, .. }: Input<ReplayEventBody, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     check_organization(&state, &organization_id, RateRule::Replay).await?;
     let replayed = state
         .deliveries
@@ -209,6 +240,27 @@ pub struct ReplayRangeBody {
     organization_id: Option<String>,
 }
 
+impl ReplayRangeBody {
+    /// The range the body asks for, or its refusal.
+    fn range(&self) -> Result<(i64, Option<i64>), ApiError> {
+        Ok((
+            unix_ms(Some(&self.since), "body.since")?.unwrap_or_default(),
+            unix_ms(self.until.as_deref(), "body.until")?,
+        ))
+    }
+}
+
+impl NamesOrganization for ReplayRangeBody {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+
+    // A malformed range is refused before the permission is asked for.
+    fn check(&self) -> Result<(), ApiError> {
+        self.range().map(|_| ())
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayedRange {
@@ -222,11 +274,10 @@ pub struct ReplayedRange {
     responses((status = 200, body = ReplayedRange, description = "How many were sent again"), BillingErrors))]
 async fn replay_range(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<ReplayRangeBody, Session>,
+    Input { body, auth, .. }: Input<ReplayRangeBody, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let since_unix_ms = unix_ms(Some(&body.since), "body.since")?.unwrap_or_default();
-    let until_unix_ms = unix_ms(body.until.as_deref(), "body.until")?;
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let (since_unix_ms, until_unix_ms) = body.range()?;
+    let organization_id = auth.organization_id;
     check_organization(&state, &organization_id, RateRule::Replay).await?;
     let replayed = state
         .deliveries

@@ -2,23 +2,22 @@
 //! (`gatehouse.identity.v1.EmailPasswordService`).
 
 use axum::extract::State;
-use axum::http::{HeaderValue, header};
 use gatehouse_kit::errors::base;
 use gatehouse_proto::identity::v1 as identity_pb;
-use gatehouse_proto::session::v1 as session_pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
+use super::shared::session::{signed_in, start_session};
 use crate::error::ApiError;
-use crate::extract::{Input, RequestMeta};
+use crate::extract::Input;
 use crate::openapi::{BodyErrors, ErrorBody};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::session_cookies;
 use crate::state::AppState;
-use crate::wire::{SessionWithUser, SignInResponse, SignUpResponse};
+use crate::wire::{SignInResponse, SignUpResponse};
 
 pub fn router() -> Group {
     let login = Policy::DEFAULT.rate(RateRule::SignIn).form_login();
@@ -136,56 +135,4 @@ async fn sign_in(
         .user
         .ok_or(base::INVALID_EMAIL_OR_PASSWORD)?;
     signed_in(&state, &meta, user, remember, callback).await
-}
-
-/// A sign-in's answer (email or username): a new session, its cookies, and `url` plus
-/// `Location` when the caller gave a `callbackURL`.
-pub(super) async fn signed_in(
-    state: &AppState,
-    meta: &RequestMeta,
-    user: identity_pb::User,
-    remember: bool,
-    callback: Option<String>,
-) -> Result<Reply, ApiError> {
-    let data = start_session(state, meta, user, remember).await?;
-    let mut reply = Reply::json(&SignInResponse {
-        redirect: callback.is_some(),
-        token: data.session.token.clone(),
-        url: callback.clone(),
-        user: data.user.clone(),
-    });
-    if let Some(location) = callback.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        reply
-            .response
-            .headers_mut()
-            .insert(header::LOCATION, location);
-    }
-    reply.set_cookies(session_cookies::issue(state, meta, &data, remember));
-    Ok(reply)
-}
-
-pub(super) async fn start_session(
-    state: &AppState,
-    meta: &RequestMeta,
-    user: identity_pb::User,
-    remember: bool,
-) -> Result<SessionWithUser, ApiError> {
-    let session = state
-        .sessions
-        .clone()
-        .create_session(session_pb::CreateSessionRequest {
-            user_id: user.id.clone(),
-            ip_address: meta.client.recorded(),
-            user_agent: meta.user_agent(),
-            remember_me: remember,
-            ..Default::default()
-        })
-        .await?
-        .into_inner()
-        .session
-        .ok_or(base::FAILED_TO_CREATE_SESSION)?;
-    Ok(SessionWithUser {
-        session: session.into(),
-        user: user.into(),
-    })
 }

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::email_password::start_session;
+use super::shared::session::{forget_cached_user, start_session};
 use crate::error::ApiError;
 use crate::extract::{Input, MaybeSession, Session as SignedIn};
 use crate::openapi::{BodyErrors, ErrorBody, SignedInBodyErrors};
@@ -72,7 +72,7 @@ async fn change_email(
     let mut reply = Reply::json(&StatusResponse { status: true });
     if changed.changed {
         let user = changed.user.ok_or(base::FAILED_TO_UPDATE_USER)?;
-        super::account::forget_cached_user(&state, &user.id).await;
+        forget_cached_user(&state, &user.id).await;
         let remember = caller.session.remember_me && !session_cookies::dont_remember(&state, &meta);
         let data = SessionWithUser {
             session: caller.session.into(),
@@ -162,7 +162,7 @@ async fn verify_email(
         (Err(error), _) => return Err(error),
     };
     let user = verified.user.ok_or(base::USER_NOT_FOUND)?;
-    super::account::forget_cached_user(&state, &user.id).await;
+    forget_cached_user(&state, &user.id).await;
     let mut reply = match &callback {
         Some(callback) => Reply::redirect(callback),
         // The approval of a change of email changed nothing yet: better-auth answers the

@@ -5,21 +5,21 @@
 //!
 //! Every route acts on the organization named by `organizationId` (the session's active one
 //! when absent) and needs `organization:update` there, decided by the organization service's
-//! one permission check ([`authorize`]): owners and admins by default, and any custom role
+//! one permission check ([`Permitted`]): owners and admins by default, and any custom role
 //! given that permission.
 
 use axum::extract::{Path, State};
-use gatehouse_kit::errors::{billing, organization as org_codes};
 use gatehouse_proto::billing_webhook::v1 as pb;
-use gatehouse_proto::organization::v1 as org_pb;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::organization::caller;
 use crate::error::ApiError;
-use crate::extract::{Input, RequestMeta, Session};
+use crate::extract::Input;
+use crate::extract::organization::{
+    ManageBilling, NamesOrganization, OrganizationInput, Permitted,
+};
 use crate::openapi::BillingErrors;
 use crate::policy::{Policy, RateRule, check_organization};
 use crate::reply::Reply;
@@ -39,62 +39,10 @@ pub fn router() -> Group {
         .route(routes!(send_test_event), Policy::DEFAULT)
 }
 
-/// What managing an organization's billing takes: the organization plugin's
-/// `organization:update`.
-const MANAGE_BILLING: &str = r#"{"organization":["update"]}"#;
-
-/// The organization the request acts on — `named` (from the body, else the query), else the
-/// session's active one — once the caller may manage its billing. A non-member is refused
-/// like a member without the permission, so the answer does not tell whether it exists.
-pub(super) async fn authorize(
-    state: &AppState,
-    session: &Session,
-    named: Option<String>,
-    meta: &RequestMeta,
-) -> Result<String, ApiError> {
-    let organization_id = named
-        .or_else(|| meta.query("organizationId").map(str::to_string))
-        .filter(|id| !id.is_empty())
-        .or_else(|| session.session.active_organization_id.clone())
-        .ok_or(org_codes::NO_ACTIVE_ORGANIZATION)?;
-    let answer = state
-        .members
-        .clone()
-        .has_permission(org_pb::HasPermissionRequest {
-            caller: caller(session),
-            organization_id: Some(organization_id.clone()),
-            permissions_json: MANAGE_BILLING.into(),
-        })
-        .await;
-    let refused =
-        || ApiError::from(billing::YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING);
-    match answer {
-        Ok(answer) if answer.get_ref().success => Ok(organization_id),
-        Ok(_) => Err(refused()),
-        Err(status) => match ApiError::from(status) {
-            ApiError::Failure(failure)
-                if failure.is(org_codes::USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION) =>
-            {
-                Err(refused())
-            }
-            other => Err(other),
-        },
-    }
-}
-
 fn endpoint(endpoint: Option<pb::Endpoint>) -> Result<Endpoint, ApiError> {
     Ok(endpoint
         .ok_or(gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR)?
         .into())
-}
-
-/// The organization a request acts on, for routes with no other input.
-#[derive(Deserialize, ToSchema, IntoParams)]
-#[serde(rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
-pub struct OrganizationInput {
-    /// The organization; the session's active one when absent.
-    pub(super) organization_id: Option<String>,
 }
 
 /// The organization's endpoints, oldest first.
@@ -102,9 +50,9 @@ pub struct OrganizationInput {
     responses((status = 200, body = Vec<Endpoint>, description = "The endpoints"), BillingErrors))]
 async fn list_endpoints(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let listed = state
         .endpoints
         .clone()
@@ -135,21 +83,27 @@ pub struct CreateEndpointBody {
     organization_id: Option<String>,
 }
 
+impl NamesOrganization for CreateEndpointBody {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+}
+
 /// Registers an endpoint with a new secret (reveal it with `GET /endpoints/{endpointId}/secret`).
 #[utoipa::path(post, path = "/endpoints", tag = "endpoint", request_body = CreateEndpointBody,
     responses((status = 200, body = Endpoint, description = "The new endpoint"), BillingErrors))]
 async fn create_endpoint(
     State(state): State<AppState>,
-    Input { body, auth, meta }: Input<CreateEndpointBody, Session>,
+    Input { body, auth, meta }: Input<CreateEndpointBody, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let created = state
         .endpoints
         .clone()
         .create_endpoint(pb::CreateEndpointRequest {
             organization_id,
-            created_by_email: auth.user.email.clone(),
-            created_by_name: auth.user.name.clone(),
+            created_by_email: auth.session.user.email.clone(),
+            created_by_name: auth.session.user.name.clone(),
             created_by_language: meta.language(),
             url: body.url,
             description: body.description,
@@ -169,9 +123,9 @@ async fn create_endpoint(
 async fn get_endpoint(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let found = state
         .endpoints
         .clone()
@@ -200,6 +154,12 @@ pub struct UpdateEndpointBody {
     organization_id: Option<String>,
 }
 
+impl NamesOrganization for UpdateEndpointBody {
+    fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+}
+
 /// Changes the fields the body names.
 #[utoipa::path(patch, path = "/endpoints/{endpointId}", tag = "endpoint",
     params(("endpointId" = String, Path)), request_body = Option<UpdateEndpointBody>,
@@ -207,9 +167,9 @@ pub struct UpdateEndpointBody {
 async fn update_endpoint(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<UpdateEndpointBody, Session>,
+    Input { body, auth, .. }: Input<UpdateEndpointBody, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let updated = state
         .endpoints
         .clone()
@@ -234,9 +194,9 @@ async fn update_endpoint(
 async fn delete_endpoint(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     state
         .endpoints
         .clone()
@@ -255,9 +215,9 @@ async fn delete_endpoint(
 async fn get_endpoint_secret(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let secret = state
         .endpoints
         .clone()
@@ -285,9 +245,9 @@ async fn get_endpoint_secret(
 async fn rotate_endpoint_secret(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     let rotated = state
         .endpoints
         .clone()
@@ -317,9 +277,9 @@ pub struct SentTestEvent {
 async fn send_test_event(
     State(state): State<AppState>,
     Path(endpoint_id): Path<String>,
-    Input { body, auth, meta }: Input<OrganizationInput, Session>,
+    Input { auth, .. }: Input<OrganizationInput, Permitted<ManageBilling>>,
 ) -> Result<Reply, ApiError> {
-    let organization_id = authorize(&state, &auth, body.organization_id, &meta).await?;
+    let organization_id = auth.organization_id;
     check_organization(&state, &organization_id, RateRule::Replay).await?;
     let sent = state
         .endpoints

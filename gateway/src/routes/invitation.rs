@@ -7,6 +7,7 @@
 
 use axum::extract::State;
 use gatehouse_kit::errors::{Failure, base};
+use gatehouse_kit::validate::one_or_many;
 use gatehouse_proto::organization::v1 as pb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,8 +15,9 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::organization::{caller, reissue};
+use super::shared::session::{forget_cached_user, reissue};
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{Input, MaybeSession, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
 use crate::policy::{Policy, RateRule};
@@ -35,18 +37,6 @@ pub fn router() -> Group {
         .route(routes!(get_invitation), Policy::DEFAULT)
         .route(routes!(list_invitations), Policy::DEFAULT)
         .route(routes!(list_user_invitations), Policy::DEFAULT)
-}
-
-/// A string, or a list of strings (roles, team ids).
-fn strings(value: Option<Value>) -> Vec<String> {
-    match value {
-        Some(Value::String(one)) => vec![one],
-        Some(Value::Array(many)) => many
-            .into_iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 fn invitation_of(invitation: Option<pb::Invitation>) -> Result<Invitation, ApiError> {
@@ -81,10 +71,14 @@ async fn invite_member(
         .create_invitation(pb::CreateInvitationRequest {
             caller: caller(&auth),
             email: body.email,
-            roles: strings(Some(body.role)),
+            roles: one_or_many("role", &body.role)?,
             organization_id: body.organization_id.filter(|id| !id.is_empty()),
             resend: body.resend.unwrap_or(false),
-            team_ids: strings(body.team_id),
+            team_ids: body
+                .team_id
+                .map(|ids| one_or_many("teamId", &ids))
+                .transpose()?
+                .unwrap_or_default(),
         })
         .await?
         .into_inner()
@@ -111,7 +105,7 @@ pub struct AnswerInvitationBody {
 /// user goes, so the next read shows the address verified; whether the caller's cookies must
 /// be issued again too (a cookie cache holds the old copy).
 async fn forget_stale_copies(state: &AppState, auth: &Session) -> bool {
-    super::account::forget_cached_user(state, &auth.user.id).await;
+    forget_cached_user(state, &auth.user.id).await;
     state.config.cookies.cache_enabled
 }
 

@@ -6,6 +6,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use gatehouse_kit::errors::base;
+use gatehouse_kit::validate::one_or_many;
 use gatehouse_proto::organization::v1 as pb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -13,8 +14,9 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::organization::caller;
+use super::shared::input::{SortDirection, nonempty};
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{Input, NoInput, Session};
 use crate::openapi::{SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;
@@ -36,10 +38,6 @@ pub fn router() -> Group {
 /// A whole number from a query string; anything else is ignored, as better-auth does.
 fn number(value: Option<String>) -> Option<u32> {
     value?.trim().parse().ok()
-}
-
-pub(super) fn nonempty(value: Option<String>) -> Option<String> {
-    value.filter(|v| !v.is_empty())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -121,7 +119,7 @@ pub struct ListMembersResponse {
     params(("limit" = Option<String>, Query, description = "At most this many: a whole number; anything else is ignored (the membership limit)"),
         ("offset" = Option<String>, Query, description = "Skip this many: a whole number; anything else is ignored"),
         ("sortBy" = inline(Option<MemberSortBy>), Query, description = "The field sorted by; empty or absent: `createdAt`"),
-        ("sortDirection" = inline(Option<super::admin::SortDirection>), Query),
+        ("sortDirection" = inline(Option<SortDirection>), Query),
         ("filterField" = inline(Option<MemberField>), Query, description = "The field `filterValue` is compared with; absent: `userId`"),
         ("filterValue" = Option<String>, Query, description = "Read as the field's kind: text, or an ISO 8601 time for `createdAt`"),
         ("filterOperator" = inline(Option<MemberFilterOperator>), Query, description = "Absent: `eq`; the text operators only on text fields"),
@@ -228,14 +226,7 @@ async fn update_member_role(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UpdateMemberRoleBody, Session>,
 ) -> Result<Reply, ApiError> {
-    let roles: Vec<String> = match body.role {
-        Value::String(role) => vec![role],
-        Value::Array(roles) => roles
-            .into_iter()
-            .filter_map(|r| r.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let roles = one_or_many("role", &body.role)?;
     // better-auth refuses an empty role with a bare 400.
     if roles.iter().all(|r| r.trim().is_empty()) {
         return Err(ApiError::Bare(StatusCode::BAD_REQUEST));

@@ -18,6 +18,7 @@ mod meta;
 mod organization;
 mod password_reset;
 mod session;
+mod shared;
 mod team;
 mod username;
 
@@ -208,3 +209,5 @@ async fn wrong_method(
 async fn not_found() -> ApiError {
     ApiError::NotFound
 }
+#[cfg(test)]
+mod documents;

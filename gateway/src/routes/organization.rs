@@ -6,24 +6,25 @@
 use axum::extract::State;
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_proto::organization::v1 as pb;
-use gatehouse_proto::session::v1 as session_pb;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
+use super::shared::input::present;
+use super::shared::session::reissue;
 use crate::error::ApiError;
-use crate::extract::{BareSession, Input, MaybeSession, NoInput, RequestMeta, Session};
+use crate::extract::organization::caller;
+use crate::extract::{BareSession, Input, MaybeSession, NoInput, Session};
 use crate::openapi::{AdminErrors, SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
-use crate::session_cookies;
 use crate::state::AppState;
+use crate::wire::StatusResponse;
 use crate::wire::organization::{
     CreatedOrganization, FullOrganization, Member, Organization, Team,
 };
-use crate::wire::{SessionWithUser, StatusResponse};
 
 pub fn router() -> Group {
     Group::new()
@@ -34,18 +35,6 @@ pub fn router() -> Group {
         .route(routes!(get_full_organization), Policy::DEFAULT)
         .route(routes!(set_active), Policy::DEFAULT)
         .route(routes!(list), Policy::DEFAULT)
-}
-
-/// Who is asking, as the organization service needs it.
-pub(super) fn caller(session: &Session) -> Option<pb::Caller> {
-    Some(pb::Caller {
-        user_id: session.user.id.clone(),
-        session_token: session.session.token.clone(),
-        active_organization_id: session.session.active_organization_id.clone(),
-        active_team_id: session.session.active_team_id.clone(),
-        email: session.user.email.clone(),
-        email_verified: session.user.email_verified,
-    })
 }
 
 fn metadata_text(metadata: Option<&serde_json::Map<String, Value>>) -> Option<String> {
@@ -293,11 +282,6 @@ pub struct SetActiveBody {
     organization_slug: Option<String>,
 }
 
-/// `Some(Value::Null)` for an explicit `null`, where plain `Option` would say "absent".
-pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
-
 /// Makes an organization (or none) the active one of the caller's session, and issues the
 /// session cookies again so the cookie cache shows it.
 #[utoipa::path(post, path = "/organization/set-active", tag = "organization", request_body = Option<SetActiveBody>,
@@ -330,33 +314,6 @@ async fn set_active(
     };
     reply.set_cookies(reissue(&state, &meta, &auth).await?);
     Ok(reply)
-}
-
-/// The session cookies again, read back from the session service after a change to it.
-pub(super) async fn reissue(
-    state: &AppState,
-    meta: &RequestMeta,
-    caller: &Session,
-) -> Result<Vec<String>, ApiError> {
-    let dont_remember = session_cookies::dont_remember(state, meta);
-    let found = state
-        .sessions
-        .clone()
-        .get_session(session_pb::GetSessionRequest {
-            token: caller.session.token.clone(),
-            disable_refresh: true,
-        })
-        .await?
-        .into_inner();
-    let (Some(session), Some(user)) = (found.session, found.user) else {
-        return Err(base::UNAUTHORIZED.into());
-    };
-    let remember = session.remember_me && !dont_remember;
-    let data = SessionWithUser {
-        session: session.into(),
-        user: user.into(),
-    };
-    Ok(session_cookies::issue(state, meta, &data, remember))
 }
 
 /// The organizations the caller is a member of.

@@ -12,10 +12,10 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::admin::user_id;
-use super::member::nonempty;
-use super::organization::{caller, present, reissue};
+use super::shared::input::{nonempty, present, user_id};
+use super::shared::session::reissue;
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{BareSession, Input, Session};
 use crate::openapi::{AdminErrors, SessionErrors, SignedInBodyErrors};
 use crate::policy::Policy;

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::Group;
-use super::email_password::signed_in;
+use super::shared::session::signed_in;
 use crate::error::ApiError;
 use crate::extract::Input;
 use crate::openapi::{BodyErrors, ErrorBody};

@@ -1,0 +1,33 @@
+//! Reading request fields the way better-auth does, wherever they appear. A field that takes
+//! a string or a list of strings (roles, team ids) is read by
+//! [`gatehouse_kit::validate::one_or_many`], the one reading with the one error.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An optional field where empty means absent.
+pub fn nonempty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.is_empty())
+}
+
+/// `Some(Value::Null)` for an explicit `null`, where plain `Option` would say "absent".
+pub fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// better-auth coerces `userId` to a string (`5` is the user "5", which does not exist).
+pub fn user_id(value: &Value) -> String {
+    match value {
+        Value::String(id) => id.clone(),
+        other => other.to_string(),
+    }
+}
+
+// `sortDirection` of a listing. (No doc comment: it would become the inline schema's
+// description in the documents.)
+#[derive(Clone, Copy, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SortDirection {
+    Asc,
+    Desc,
+}
