@@ -703,7 +703,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Whether the caller's role in the named (or active) organization allows every permission. */
-        post: operations["organization_has_permission"];
+        post: operations["has_permission"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4734,7 +4734,7 @@ export interface operations {
             };
         };
     };
-    organization_has_permission: {
+    has_permission: {
         parameters: {
             query?: never;
             header?: never;
