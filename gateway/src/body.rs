@@ -688,7 +688,10 @@ mod tests {
         // The types' schemas (not the served documents, whose extra patterns the services
         // check): a pattern here that `breaks_pattern` does not know would go unchecked.
         let mut found = Vec::new();
-        for document in [crate::routes::routes().1, crate::routes::billing_routes().1] {
+        for document in [
+            crate::routes::routes().document,
+            crate::routes::billing_routes().document,
+        ] {
             patterns(&serde_json::to_value(&document).unwrap(), &mut found);
         }
         assert!(!found.is_empty());

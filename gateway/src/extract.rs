@@ -6,6 +6,7 @@
 //! the organization the input names.
 
 pub mod organization;
+pub mod refusals;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, Request, State};
@@ -24,6 +25,7 @@ use crate::origin;
 pub use crate::request::{RequestMeta, ResponseCookies};
 use crate::session_cookies;
 use crate::state::AppState;
+pub use refusals::Refusals;
 
 /// The one middleware in front of every `/api/auth` route (one layer rather than three: each
 /// layer costs allocations on every request). It gives the request the shared state (for the
@@ -121,6 +123,9 @@ where
 /// What a route requires of its caller, checked after the input is valid; it may read the
 /// input (the organization it names).
 pub trait Admit<T>: Sized + Send {
+    /// What it refuses before the handler runs: the route's documented 401 and 403.
+    const REFUSALS: Refusals;
+
     fn admit(
         state: &AppState,
         meta: &RequestMeta,
@@ -129,6 +134,8 @@ pub trait Admit<T>: Sized + Send {
 }
 
 impl<T: Sync, A: Authenticate> Admit<T> for A {
+    const REFUSALS: Refusals = A::REFUSALS;
+
     async fn admit(state: &AppState, meta: &RequestMeta, _: &T) -> Result<Self, ApiError> {
         A::authenticate(state, meta).await
     }
@@ -136,6 +143,8 @@ impl<T: Sync, A: Authenticate> Admit<T> for A {
 
 /// A session requirement, checked after the input is valid.
 pub trait Authenticate: Sized + Send {
+    const REFUSALS: Refusals;
+
     fn authenticate(
         state: &AppState,
         meta: &RequestMeta,
@@ -146,6 +155,8 @@ pub trait Authenticate: Sized + Send {
 pub struct Anonymous;
 
 impl Authenticate for Anonymous {
+    const REFUSALS: Refusals = Refusals::NONE;
+
     async fn authenticate(_: &AppState, _: &RequestMeta) -> Result<Self, ApiError> {
         Ok(Anonymous)
     }
@@ -162,6 +173,8 @@ pub struct Session {
 }
 
 impl Authenticate for Session {
+    const REFUSALS: Refusals = Refusals::SIGNED_IN;
+
     async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
         let Some(token) = session_cookies::token(state, meta) else {
             return Err(base::UNAUTHORIZED.into());
@@ -203,6 +216,8 @@ impl Authenticate for Session {
 pub struct MaybeSession(pub Option<Session>);
 
 impl Authenticate for MaybeSession {
+    const REFUSALS: Refusals = Refusals::NONE;
+
     async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
         match Session::authenticate(state, meta).await {
             Ok(session) => Ok(MaybeSession(Some(session))),
@@ -219,6 +234,11 @@ impl Authenticate for MaybeSession {
 pub struct FreshSession(pub Session);
 
 impl Authenticate for FreshSession {
+    const REFUSALS: Refusals = Refusals::SIGNED_IN.forbidding(
+        base::SESSION_NOT_FRESH,
+        "signed in too long ago for this action",
+    );
+
     async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
         let session = Session::authenticate(state, meta).await?;
         if !session.fresh {
@@ -235,6 +255,8 @@ impl Authenticate for FreshSession {
 pub struct BareSession(pub Session);
 
 impl Authenticate for BareSession {
+    const REFUSALS: Refusals = Refusals::SIGNED_IN.empty_unauthorized();
+
     async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
         match Session::authenticate(state, meta).await {
             Ok(session) => Ok(BareSession(session)),
@@ -244,4 +266,37 @@ impl Authenticate for BareSession {
             Err(other) => Err(other),
         }
     }
+}
+
+/// A requirement the handler checks itself, once its own checks have passed (better-auth's
+/// order on a few routes): documented as `A`'s, and `A` is had only through [`Later::check`].
+pub struct Later<A>(std::marker::PhantomData<A>);
+
+impl<A: Authenticate> Later<A> {
+    pub async fn check(self, state: &AppState, meta: &RequestMeta) -> Result<A, ApiError> {
+        A::authenticate(state, meta).await
+    }
+}
+
+impl<A: Authenticate> Authenticate for Later<A> {
+    const REFUSALS: Refusals = A::REFUSALS;
+
+    async fn authenticate(_: &AppState, _: &RequestMeta) -> Result<Self, ApiError> {
+        Ok(Later(std::marker::PhantomData))
+    }
+}
+
+impl<A: Authenticate> axum::extract::FromRequestParts<AppState> for Later<A> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        _: &mut axum::http::request::Parts,
+        _: &AppState,
+    ) -> Result<Self, ApiError> {
+        Ok(Later(std::marker::PhantomData))
+    }
+}
+
+impl<A: Authenticate> refusals::Requirement for Later<A> {
+    const REFUSALS: Refusals = A::REFUSALS;
 }

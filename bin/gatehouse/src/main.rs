@@ -234,7 +234,7 @@ async fn listener(env: &Env, name: &str, default: &str) -> anyhow::Result<TcpLis
 
 async fn run(command: &str) -> anyhow::Result<()> {
     let env = Env::process();
-    let data_dir = env.string("DATA_DIR", "./data");
+    let data_dir = env.data_dir();
     let _telemetry = gatehouse_kit::telemetry::init(command, &env)?;
     let shutdown = shutdown_on_signal();
     match command {
@@ -297,7 +297,7 @@ async fn admin_role(
     }
     let name = gatehouse_identity::NAME;
     let database = gatehouse_kit::service::DatabaseSettings::from_env(&env, name)?;
-    let url = database.url(&env.string("DATA_DIR", "./data"), name);
+    let url = database.url(&env.data_dir(), name);
     let db =
         gatehouse_kit::db::Db::connect(url.expose(), 1, &gatehouse_identity::MIGRATIONS).await?;
     let named = match (&email, &user_id) {

@@ -158,7 +158,7 @@ async fn bind(env: &Env, name: &str, default: &str) -> Result<TcpListener, Stand
 
 /// Starts every part and the gateway; returns once all are listening.
 pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, StandaloneError> {
-    let data_dir = env.string("DATA_DIR", "./data");
+    let data_dir = env.data_dir();
     std::fs::create_dir_all(&data_dir).map_err(io(format!("creating DATA_DIR {data_dir}")))?;
     let secret = load_or_create_secret(env, Path::new(&data_dir))?;
 

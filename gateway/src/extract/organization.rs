@@ -9,7 +9,7 @@ use gatehouse_proto::organization::v1 as pb;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{Admit, Authenticate, RequestMeta, Session};
+use super::{Admit, Authenticate, Refusals, RequestMeta, Session};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -30,6 +30,8 @@ pub fn caller(session: &Session) -> Option<pb::Caller> {
 pub trait Permission: Send {
     const PERMISSIONS: &'static str;
     const REFUSAL: ErrorCode;
+    /// When it is refused, as the route's document says.
+    const WHY: &'static str;
 }
 
 /// Managing an organization's billing: the organization plugin's `organization:update`.
@@ -38,6 +40,7 @@ pub struct ManageBilling;
 impl Permission for ManageBilling {
     const PERMISSIONS: &'static str = r#"{"organization":["update"]}"#;
     const REFUSAL: ErrorCode = billing::YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING;
+    const WHY: &'static str = "not a member, or no `organization:update`";
 }
 
 /// An input that may name the organization the request acts on.
@@ -67,6 +70,8 @@ where
     T: NamesOrganization + Sync,
     P: Permission,
 {
+    const REFUSALS: Refusals = Refusals::SIGNED_IN.forbidding(P::REFUSAL, P::WHY);
+
     async fn admit(state: &AppState, meta: &RequestMeta, input: &T) -> Result<Self, ApiError> {
         let session = Session::authenticate(state, meta).await?;
         input.check()?;

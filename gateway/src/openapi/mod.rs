@@ -21,12 +21,15 @@ mod rules;
 
 pub use rules::DocumentSettings;
 
-/// What any route that reads a body (or a query) can answer besides its own errors.
+/// What a route that reads a body can answer besides its own errors. Its caller
+/// requirement's 401 and 403 are added from its types when it is registered
+/// ([`crate::extract::refusals`]), never listed here.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
 pub enum BodyErrors {
     /// `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-    /// problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+    /// problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+    /// (its code says which).
     #[response(status = 400)]
     Invalid(ErrorBody),
     /// `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
@@ -44,8 +47,7 @@ pub enum BodyErrors {
     Unavailable(ErrorBody),
 }
 
-/// What a route that needs a session can answer besides its own errors.
-/// The errors of an admin route (better-auth §10.5, §10.8).
+/// The errors of an admin route (better-auth §10.5, §10.8), besides its requirement's.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
 pub enum AdminErrors {
@@ -53,9 +55,6 @@ pub enum AdminErrors {
     /// `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
     #[response(status = 400)]
     Invalid(ErrorBody),
-    /// No session: an empty body.
-    #[response(status = 401)]
-    Unauthorized,
     /// The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
     /// another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
     #[response(status = 403)]
@@ -71,18 +70,17 @@ pub enum AdminErrors {
     Unavailable(ErrorBody),
 }
 
-/// The errors of a POST route that needs a session: its body's and its caller's.
+/// What a POST route of the organization plugin can answer besides its own errors and its
+/// requirement's.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
-pub enum SignedInBodyErrors {
-    /// `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-    /// or the route's own refusal (its code says which).
+pub enum OrganizationErrors {
+    /// `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+    /// (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
     #[response(status = 400)]
     Invalid(ErrorBody),
-    /// `UNAUTHORIZED`: no valid session.
-    #[response(status = 401)]
-    Unauthorized(ErrorBody),
-    /// An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`.
+    /// The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+    /// (`INVALID_ORIGIN`, …).
     #[response(status = 403)]
     Forbidden(ErrorBody),
     /// `UNSUPPORTED_MEDIA_TYPE`.
@@ -96,18 +94,15 @@ pub enum SignedInBodyErrors {
     Unavailable(ErrorBody),
 }
 
+/// What a route that reads its query (a GET) can answer besides its own errors and its
+/// requirement's.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
-pub enum SessionErrors {
-    /// `VALIDATION_ERROR`: the query does not match its schema.
+pub enum QueryErrors {
+    /// `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+    /// (its code says which).
     #[response(status = 400)]
     Invalid(ErrorBody),
-    /// `UNAUTHORIZED`: no valid session.
-    #[response(status = 401)]
-    Unauthorized(ErrorBody),
-    /// `SESSION_NOT_FRESH`: signed in too long ago for this action.
-    #[response(status = 403)]
-    NotFresh(ErrorBody),
     /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
     #[response(status = 429)]
     TooManyRequests(ErrorBody),
@@ -150,7 +145,8 @@ pub const BILLING: Api = Api {
                   every attempt, and replays.",
 };
 
-/// The errors of every `/api/billing` route besides its own (the intake excepted).
+/// The errors of every `/api/billing` route besides its own and its requirement's (the
+/// intake excepted).
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
 pub enum BillingErrors {
@@ -159,11 +155,7 @@ pub enum BillingErrors {
     /// `ENDPOINT_URL_NOT_ALLOWED`, `INVALID_EVENT_TYPE`, `INVALID_REPLAY_RANGE`, …).
     #[response(status = 400)]
     Invalid(ErrorBody),
-    /// `UNAUTHORIZED`: no valid session.
-    #[response(status = 401)]
-    Unauthorized(ErrorBody),
-    /// `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-    /// `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
+    /// An origin refusal (`INVALID_ORIGIN`, …).
     #[response(status = 403)]
     Forbidden(ErrorBody),
     /// `ENDPOINT_NOT_FOUND` or `EVENT_NOT_FOUND` (also another organization's).

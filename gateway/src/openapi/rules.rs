@@ -504,15 +504,15 @@ mod tests {
             let mut document = serde_json::to_value(&document).unwrap();
             apply(&mut document, &DocumentSettings::default())
         };
-        let auth = missing_in(crate::routes::routes().1);
-        let billing = missing_in(crate::routes::billing_routes().1);
+        let auth = missing_in(crate::routes::routes().document);
+        let billing = missing_in(crate::routes::billing_routes().document);
         let nowhere: Vec<&String> = auth.iter().filter(|t| billing.contains(t)).collect();
         assert!(nowhere.is_empty(), "no such properties: {nowhere:?}");
     }
 
     #[test]
     fn the_lengths_follow_the_configuration() {
-        let (_, document, _) = crate::routes::routes();
+        let document = crate::routes::routes().document;
         let mut document = serde_json::to_value(&document).unwrap();
         let settings = DocumentSettings {
             lengths: CredentialRules {

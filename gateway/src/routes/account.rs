@@ -10,15 +10,14 @@ use gatehouse_proto::session::v1 as session_pb;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::session::{forget_cached_user, start_session};
 use crate::error::ApiError;
 use crate::extract::{
-    Authenticate as _, Input, MaybeSession, NoInput, RequestMeta, Session as SignedIn,
+    BareSession, Input, Later, MaybeSession, NoInput, RequestMeta, Session as SignedIn,
 };
-use crate::openapi::{ErrorBody, SessionErrors, SignedInBodyErrors};
+use crate::openapi::{BodyErrors, ErrorBody, QueryErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::session_cookies;
@@ -27,15 +26,15 @@ use crate::wire::{SessionWithUser, StatusResponse, User};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(update_user), Policy::DEFAULT)
+        .route(route!(update_user), Policy::DEFAULT)
         .route(
-            routes!(change_password),
+            route!(change_password),
             Policy::DEFAULT.rate(RateRule::SignIn),
         )
-        .route(routes!(list_accounts), Policy::DEFAULT)
-        .route(routes!(account_info), Policy::DEFAULT)
-        .route(routes!(delete_user), Policy::DEFAULT)
-        .route(routes!(delete_user_callback), Policy::DEFAULT)
+        .route(route!(list_accounts), Policy::DEFAULT)
+        .route(route!(account_info), Policy::DEFAULT)
+        .route(route!(delete_user), Policy::DEFAULT)
+        .route(route!(delete_user_callback), Policy::DEFAULT)
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -78,10 +77,10 @@ async fn deleted(state: &AppState, user_id: &str, mut reply: Reply) -> Result<Re
 }
 
 /// Deletes the caller's account: with their password, a mailed deletion token, or a fresh
-/// session. With `DELETE_USER_VERIFY_BY_MAIL` a link is mailed instead. 404 with an empty
+/// session (else 403 `SESSION_NOT_FRESH`). With `DELETE_USER_VERIFY_BY_MAIL` a link is mailed instead. 404 with an empty
 /// body when deletion is off (`DELETE_USER_ENABLED`).
 #[utoipa::path(post, path = "/delete-user", tag = "account", request_body = DeleteUserBody,
-    responses((status = 200, body = DeleteUserResponse, description = "Deleted, or a link mailed"), (status = 404, description = "Deletion is off; or `INVALID_TOKEN`"), SignedInBodyErrors))]
+    responses((status = 200, body = DeleteUserResponse, description = "Deleted, or a link mailed"), (status = 404, description = "Deletion is off; or `INVALID_TOKEN`"), BodyErrors))]
 // 400: `INVALID_PASSWORD`, `CREDENTIAL_ACCOUNT_NOT_FOUND`, `SESSION_EXPIRED` (no password and
 // a session older than SESSION_FRESH_AGE).
 async fn delete_user(
@@ -136,7 +135,7 @@ pub struct DeleteUserCallbackQuery {
 /// The mailed deletion link, opened in the user's signed-in browser: deletes the account, then
 /// redirects to `callbackURL` (or answers `{"success": true, "message": "User deleted"}`).
 #[utoipa::path(get, path = "/delete-user/callback", tag = "account", params(("token" = String, Query), ("callbackURL" = Option<String>, Query)),
-    responses((status = 200, body = DeleteUserResponse, description = "Deleted"), (status = 302, description = "Deleted; to `callbackURL`"), (status = 404, body = ErrorBody, description = "`INVALID_TOKEN`, `FAILED_TO_GET_USER_INFO` (no session), `NOT_FOUND` (deletion is off)"), SessionErrors))]
+    responses((status = 200, body = DeleteUserResponse, description = "Deleted"), (status = 302, description = "Deleted; to `callbackURL`"), (status = 404, body = ErrorBody, description = "`INVALID_TOKEN`, `FAILED_TO_GET_USER_INFO` (no session), `NOT_FOUND` (deletion is off)"), QueryErrors))]
 async fn delete_user_callback(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<DeleteUserCallbackQuery, MaybeSession>,
@@ -210,7 +209,7 @@ fn truthy(value: &Option<Value>) -> bool {
 /// Changes the caller's name, image or username; the session cookie is re-issued with the new
 /// user, and the next `get-session` shows the change.
 #[utoipa::path(post, path = "/update-user", tag = "account", request_body = UpdateUserBody,
-    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), SignedInBodyErrors))]
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), BodyErrors))]
 // 400: `EMAIL_CAN_NOT_BE_UPDATED`, `FIELD_NOT_ALLOWED`, `{"message": "No fields to update"}`,
 // and the username plugin's `USERNAME_IS_ALREADY_TAKEN`, `USERNAME_TOO_SHORT`, … .
 async fn update_user(
@@ -294,7 +293,7 @@ pub struct ChangePasswordResponse {
 
 /// Replaces the caller's password after checking the current one.
 #[utoipa::path(post, path = "/change-password", tag = "account", request_body = ChangePasswordBody,
-    responses((status = 200, body = ChangePasswordResponse, description = "The user, and the new session's token when other sessions were revoked"), SignedInBodyErrors))]
+    responses((status = 200, body = ChangePasswordResponse, description = "The user, and the new session's token when other sessions were revoked"), BodyErrors))]
 // 400: `INVALID_PASSWORD`, `PASSWORD_TOO_SHORT`, `PASSWORD_TOO_LONG`,
 // `CREDENTIAL_ACCOUNT_NOT_FOUND`.
 async fn change_password(
@@ -380,7 +379,7 @@ impl From<identity_pb::Account> for Account {
 
 /// The caller's sign-in methods: `credential` for email and password, one per linked provider.
 #[utoipa::path(get, path = "/list-accounts", tag = "account",
-    responses((status = 200, body = Vec<Account>, description = "The caller's accounts"), SessionErrors))]
+    responses((status = 200, body = Vec<Account>, description = "The caller's accounts"), QueryErrors))]
 async fn list_accounts(
     State(state): State<AppState>,
     Input { auth: caller, .. }: Input<NoInput, SignedIn>,
@@ -441,18 +440,15 @@ fn account_info_query(meta: &RequestMeta) -> Result<String, ApiError> {
     params(("accountId" = String, Query, description = "One of the caller's accounts (its `id`)"),
            ("userId" = Option<String>, Query, description = "Accepted and ignored: always the caller")),
     responses((status = 200, body = AccountInfoResponse, description = "The provider's profile of the caller"),
-        (status = 400, body = ErrorBody, description = "`ACCOUNT_NOT_FOUND`, `PROVIDER_NOT_CONFIGURED` (a credential account), `VALIDATION_ERROR`"),
-        (status = 401, description = "No session (an empty body)")))]
-async fn account_info(State(state): State<AppState>, meta: RequestMeta) -> Result<Reply, ApiError> {
+        (status = 400, body = ErrorBody, description = "`ACCOUNT_NOT_FOUND`, `PROVIDER_NOT_CONFIGURED` (a credential account), `VALIDATION_ERROR`")))]
+async fn account_info(
+    State(state): State<AppState>,
+    meta: RequestMeta,
+    // The query is judged first; better-auth answers the missing session with an empty 401.
+    session: Later<BareSession>,
+) -> Result<Reply, ApiError> {
     let account_id = account_info_query(&meta)?;
-    // better-auth answers this route's missing session with an empty 401.
-    let caller = match SignedIn::authenticate(&state, &meta).await {
-        Ok(caller) => caller,
-        Err(ApiError::Failure(failure)) if failure.is(base::UNAUTHORIZED) => {
-            return Err(ApiError::Bare(axum::http::StatusCode::UNAUTHORIZED));
-        }
-        Err(other) => return Err(other),
-    };
+    let BareSession(caller) = session.check(&state, &meta).await?;
     let info = state
         .accounts
         .clone()

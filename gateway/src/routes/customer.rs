@@ -9,21 +9,20 @@ use gatehouse_proto::billing_webhook::v1 as pb;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::error::ApiError;
 use crate::extract::organization::{ManageBilling, OrganizationInput, Permitted};
 use crate::extract::{Input, NoInput, Session};
-use crate::openapi::{BillingErrors, SessionErrors};
+use crate::openapi::{BillingErrors, QueryErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::state::AppState;
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(get_customer), Policy::DEFAULT)
-        .route(routes!(get_organization), Policy::DEFAULT)
+        .route(route!(get_customer), Policy::DEFAULT)
+        .route(route!(get_organization), Policy::DEFAULT)
 }
 
 /// A user's billing state. Each entity is the payments platform's own JSON (snake_case), as
@@ -59,7 +58,7 @@ fn all_parsed(list: Vec<String>) -> Vec<Value> {
 /// The signed-in user's billing state: the customer whose `external_id` is their user id, or,
 /// once their email is verified, whose email is theirs.
 #[utoipa::path(get, path = "/customer", tag = "customer",
-    responses((status = 200, body = CustomerBilling, description = "The user's billing state (empty when the payments platform knows no customer of theirs)"), SessionErrors))]
+    responses((status = 200, body = CustomerBilling, description = "The user's billing state (empty when the payments platform knows no customer of theirs)"), QueryErrors))]
 async fn get_customer(
     State(state): State<AppState>,
     Input { auth, .. }: Input<NoInput, Session>,

@@ -10,7 +10,6 @@ use gatehouse_proto::billing_webhook::v1 as pb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::body::whole_number;
@@ -27,10 +26,10 @@ use crate::wire::billing::{BillingEvent, EventDetail, EventPage};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(list_events), Policy::DEFAULT)
-        .route(routes!(get_event), Policy::DEFAULT)
-        .route(routes!(replay_event), Policy::DEFAULT)
-        .route(routes!(replay_range), Policy::DEFAULT)
+        .route(route!(list_events), Policy::DEFAULT)
+        .route(route!(get_event), Policy::DEFAULT)
+        .route(route!(replay_event), Policy::DEFAULT)
+        .route(route!(replay_range), Policy::DEFAULT)
 }
 
 /// An ISO 8601 time from the input, as milliseconds; `field` names it in the refusal.

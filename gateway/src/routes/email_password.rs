@@ -6,7 +6,6 @@ use gatehouse_kit::errors::base;
 use gatehouse_proto::identity::v1 as identity_pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::session::{signed_in, start_session};
@@ -22,8 +21,8 @@ use crate::wire::{SignInResponse, SignUpResponse};
 pub fn router() -> Group {
     let login = Policy::DEFAULT.rate(RateRule::SignIn).form_login();
     Group::new()
-        .route(routes!(sign_up), login)
-        .route(routes!(sign_in), login)
+        .route(route!(sign_up), login)
+        .route(route!(sign_in), login)
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -7,13 +7,12 @@ use gatehouse_kit::errors::base;
 use gatehouse_proto::identity::v1 as identity_pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::session::{forget_cached_user, start_session};
 use crate::error::ApiError;
 use crate::extract::{Input, MaybeSession, Session as SignedIn};
-use crate::openapi::{BodyErrors, ErrorBody, SignedInBodyErrors};
+use crate::openapi::{BodyErrors, ErrorBody};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::session_cookies;
@@ -23,14 +22,11 @@ use crate::wire::{SessionWithUser, StatusResponse, User};
 pub fn router() -> Group {
     Group::new()
         .route(
-            routes!(send_verification_email),
+            route!(send_verification_email),
             Policy::DEFAULT.rate(RateRule::Email),
         )
-        .route(routes!(verify_email), Policy::DEFAULT)
-        .route(
-            routes!(change_email),
-            Policy::DEFAULT.rate(RateRule::SignIn),
-        )
+        .route(route!(verify_email), Policy::DEFAULT)
+        .route(route!(change_email), Policy::DEFAULT.rate(RateRule::SignIn))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -49,7 +45,7 @@ pub struct ChangeEmailBody {
 /// the change, then one to the new address applies it. An address in use: the same answer,
 /// nothing changed, nothing mailed.
 #[utoipa::path(post, path = "/change-email", tag = "email_verification", request_body = ChangeEmailBody,
-    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), SignedInBodyErrors))]
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"), BodyErrors))]
 // 400: `{"message": "Email is the same"}`, `CHANGE_EMAIL_DISABLED`.
 async fn change_email(
     State(state): State<AppState>,

@@ -12,7 +12,6 @@ use axum::extract::{Path, State};
 use gatehouse_proto::billing_webhook::v1 as pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::error::ApiError;
@@ -29,14 +28,14 @@ use crate::wire::billing::{Endpoint, EndpointSecret};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(list_endpoints, create_endpoint), Policy::DEFAULT)
+        .route(route!(list_endpoints, create_endpoint), Policy::DEFAULT)
         .route(
-            routes!(get_endpoint, update_endpoint, delete_endpoint),
+            route!(get_endpoint, update_endpoint, delete_endpoint),
             Policy::DEFAULT,
         )
-        .route(routes!(get_endpoint_secret), Policy::DEFAULT)
-        .route(routes!(rotate_endpoint_secret), Policy::DEFAULT)
-        .route(routes!(send_test_event), Policy::DEFAULT)
+        .route(route!(get_endpoint_secret), Policy::DEFAULT)
+        .route(route!(rotate_endpoint_secret), Policy::DEFAULT)
+        .route(route!(send_test_event), Policy::DEFAULT)
 }
 
 fn endpoint(endpoint: Option<pb::Endpoint>) -> Result<Endpoint, ApiError> {

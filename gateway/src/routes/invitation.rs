@@ -12,14 +12,13 @@ use gatehouse_proto::organization::v1 as pb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::session::{forget_cached_user, reissue};
 use crate::error::ApiError;
 use crate::extract::organization::caller;
 use crate::extract::{Input, MaybeSession, Session};
-use crate::openapi::{SessionErrors, SignedInBodyErrors};
+use crate::openapi::{OrganizationErrors, QueryErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::state::AppState;
@@ -27,16 +26,13 @@ use crate::wire::organization::{Invitation, InvitationDetails, Member, MemberRol
 
 pub fn router() -> Group {
     Group::new()
-        .route(
-            routes!(invite_member),
-            Policy::DEFAULT.rate(RateRule::Email),
-        )
-        .route(routes!(accept_invitation), Policy::DEFAULT)
-        .route(routes!(reject_invitation), Policy::DEFAULT)
-        .route(routes!(cancel_invitation), Policy::DEFAULT)
-        .route(routes!(get_invitation), Policy::DEFAULT)
-        .route(routes!(list_invitations), Policy::DEFAULT)
-        .route(routes!(list_user_invitations), Policy::DEFAULT)
+        .route(route!(invite_member), Policy::DEFAULT.rate(RateRule::Email))
+        .route(route!(accept_invitation), Policy::DEFAULT)
+        .route(route!(reject_invitation), Policy::DEFAULT)
+        .route(route!(cancel_invitation), Policy::DEFAULT)
+        .route(route!(get_invitation), Policy::DEFAULT)
+        .route(route!(list_invitations), Policy::DEFAULT)
+        .route(route!(list_user_invitations), Policy::DEFAULT)
 }
 
 fn invitation_of(invitation: Option<pb::Invitation>) -> Result<Invitation, ApiError> {
@@ -60,7 +56,7 @@ pub struct InviteMemberBody {
 
 /// Invites an address to the named (or active) organization and mails it the invitation.
 #[utoipa::path(post, path = "/organization/invite-member", tag = "invitation", request_body = InviteMemberBody,
-    responses((status = 200, body = Invitation, description = "The pending invitation"), SignedInBodyErrors))]
+    responses((status = 200, body = Invitation, description = "The pending invitation"), OrganizationErrors))]
 async fn invite_member(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<InviteMemberBody, Session>,
@@ -118,7 +114,7 @@ pub struct AcceptedInvitation {
 /// The recipient joins; the organization becomes their session's active one. An unverified
 /// recipient needs the mailed link's `token` (`INVITATION_REQUIRE_EMAIL_VERIFICATION`).
 #[utoipa::path(post, path = "/organization/accept-invitation", tag = "invitation", request_body = AnswerInvitationBody,
-    responses((status = 200, body = AcceptedInvitation, description = "`{invitation, member}`"), SignedInBodyErrors))]
+    responses((status = 200, body = AcceptedInvitation, description = "`{invitation, member}`"), OrganizationErrors))]
 async fn accept_invitation(
     State(state): State<AppState>,
     Input { body, auth, meta }: Input<AnswerInvitationBody, Session>,
@@ -160,7 +156,7 @@ pub struct RejectedInvitation {
 
 /// The recipient declines (an unverified one with the mailed link's `token`, as to accept).
 #[utoipa::path(post, path = "/organization/reject-invitation", tag = "invitation", request_body = AnswerInvitationBody,
-    responses((status = 200, body = RejectedInvitation, description = "`{invitation, member: null}`"), SignedInBodyErrors))]
+    responses((status = 200, body = RejectedInvitation, description = "`{invitation, member: null}`"), OrganizationErrors))]
 async fn reject_invitation(
     State(state): State<AppState>,
     Input { body, auth, meta }: Input<AnswerInvitationBody, Session>,
@@ -187,7 +183,7 @@ async fn reject_invitation(
 
 /// A member who may cancel invitations withdraws one.
 #[utoipa::path(post, path = "/organization/cancel-invitation", tag = "invitation", request_body = InvitationIdBody,
-    responses((status = 200, body = Invitation, description = "The canceled invitation"), SignedInBodyErrors))]
+    responses((status = 200, body = Invitation, description = "The canceled invitation"), OrganizationErrors))]
 async fn cancel_invitation(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<InvitationIdBody, Session>,
@@ -216,7 +212,7 @@ pub struct GetInvitationQuery {
 /// recipient needs the mailed link's `token` (`INVITATION_REQUIRE_EMAIL_VERIFICATION`).
 #[utoipa::path(get, path = "/organization/get-invitation", tag = "invitation",
     params(("id" = String, Query), ("token" = Option<String>, Query, description = "The mailed link's token")),
-    responses((status = 200, body = InvitationDetails, description = "The invitation with `organizationName`, `organizationSlug`, `inviterEmail`"), SessionErrors))]
+    responses((status = 200, body = InvitationDetails, description = "The invitation with `organizationName`, `organizationSlug`, `inviterEmail`"), QueryErrors))]
 async fn get_invitation(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<GetInvitationQuery, MaybeSession>,
@@ -248,7 +244,7 @@ pub struct ListInvitationsQuery {
 
 /// Every invitation of the named (or active) organization, for who may invite.
 #[utoipa::path(get, path = "/organization/list-invitations", tag = "invitation", params(("organizationId" = Option<String>, Query)),
-    responses((status = 200, body = Vec<Invitation>, description = "The organization's invitations, any status"), SessionErrors))]
+    responses((status = 200, body = Vec<Invitation>, description = "The organization's invitations, any status"), QueryErrors))]
 async fn list_invitations(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListInvitationsQuery, Session>,
@@ -283,7 +279,7 @@ pub struct UserInvitation {
 
 /// The caller's pending invitations (a verified address is needed).
 #[utoipa::path(get, path = "/organization/list-user-invitations", tag = "invitation",
-    responses((status = 200, body = Vec<UserInvitation>, description = "Pending invitations with `organizationName`"), SessionErrors))]
+    responses((status = 200, body = Vec<UserInvitation>, description = "Pending invitations with `organizationName`"), QueryErrors))]
 async fn list_user_invitations(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListUserInvitationsQuery, MaybeSession>,

@@ -11,14 +11,13 @@ use gatehouse_proto::organization::v1 as pb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
-use super::shared::input::{SortDirection, nonempty};
+use super::shared::input::{FilterOperator, SortDirection, nonempty};
 use crate::error::ApiError;
 use crate::extract::organization::caller;
 use crate::extract::{Input, NoInput, Session};
-use crate::openapi::{SessionErrors, SignedInBodyErrors};
+use crate::openapi::{OrganizationErrors, QueryErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::state::AppState;
@@ -26,13 +25,13 @@ use crate::wire::organization::{Member, MemberRoles};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(list_members), Policy::DEFAULT)
-        .route(routes!(get_active_member), Policy::DEFAULT)
-        .route(routes!(get_active_member_role), Policy::DEFAULT)
-        .route(routes!(update_member_role), Policy::DEFAULT)
-        .route(routes!(remove_member), Policy::DEFAULT)
-        .route(routes!(leave), Policy::DEFAULT)
-        .route(routes!(has_permission), Policy::DEFAULT)
+        .route(route!(list_members), Policy::DEFAULT)
+        .route(route!(get_active_member), Policy::DEFAULT)
+        .route(route!(get_active_member_role), Policy::DEFAULT)
+        .route(route!(update_member_role), Policy::DEFAULT)
+        .route(route!(remove_member), Policy::DEFAULT)
+        .route(route!(leave), Policy::DEFAULT)
+        .route(route!(has_permission), Policy::DEFAULT)
 }
 
 /// A whole number from a query string; anything else is ignored, as better-auth does.
@@ -57,7 +56,7 @@ pub struct ListMembersQuery {
     filter_value: Option<String>,
     /// `eq` (the default), `ne`, `lt`, `lte`, `gt`, `gte`, `in`, `not_in`, `contains`,
     /// `starts_with`, `ends_with`.
-    #[schema(value_type = Option<MemberFilterOperator>, inline)]
+    #[schema(value_type = Option<FilterOperator>, inline)]
     filter_operator: Option<String>,
     organization_id: Option<String>,
     organization_slug: Option<String>,
@@ -77,24 +76,6 @@ pub enum MemberField {
     Role,
     #[serde(rename = "createdAt")]
     CreatedAt,
-}
-
-/// better-auth's filter operators.
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
-pub enum MemberFilterOperator {
-    Eq,
-    Ne,
-    Lt,
-    Lte,
-    Gt,
-    Gte,
-    In,
-    NotIn,
-    Contains,
-    StartsWith,
-    EndsWith,
 }
 
 /// `sortBy`: a member's field, or empty for `createdAt` (checked by the service).
@@ -122,9 +103,9 @@ pub struct ListMembersResponse {
         ("sortDirection" = inline(Option<SortDirection>), Query),
         ("filterField" = inline(Option<MemberField>), Query, description = "The field `filterValue` is compared with; absent: `userId`"),
         ("filterValue" = Option<String>, Query, description = "Read as the field's kind: text, or an ISO 8601 time for `createdAt`"),
-        ("filterOperator" = inline(Option<MemberFilterOperator>), Query, description = "Absent: `eq`; the text operators only on text fields"),
+        ("filterOperator" = inline(Option<FilterOperator>), Query, description = "Absent: `eq`; the text operators only on text fields"),
         ("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query)),
-    responses((status = 200, body = ListMembersResponse, description = "`{members, total}`"), SessionErrors))]
+    responses((status = 200, body = ListMembersResponse, description = "`{members, total}`"), QueryErrors))]
 async fn list_members(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListMembersQuery, Session>,
@@ -155,7 +136,7 @@ async fn list_members(
 
 /// The caller's membership of their active organization, with their user.
 #[utoipa::path(get, path = "/organization/get-active-member", tag = "member",
-    responses((status = 200, body = Member, description = "The caller's membership"), SessionErrors))]
+    responses((status = 200, body = Member, description = "The caller's membership"), QueryErrors))]
 async fn get_active_member(
     State(state): State<AppState>,
     Input { auth, .. }: Input<NoInput, Session>,
@@ -190,7 +171,7 @@ pub struct RoleResponse {
 /// The caller's (or another member's) role in the named or active organization.
 #[utoipa::path(get, path = "/organization/get-active-member-role", tag = "member",
     params(("userId" = Option<String>, Query), ("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query)),
-    responses((status = 200, body = RoleResponse, description = "`{role}`"), SessionErrors))]
+    responses((status = 200, body = RoleResponse, description = "`{role}`"), QueryErrors))]
 async fn get_active_member_role(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ActiveMemberRoleQuery, Session>,
@@ -221,7 +202,7 @@ pub struct UpdateMemberRoleBody {
 
 /// Sets a member's role(s): `member:update` (owners always), owners only for owners.
 #[utoipa::path(post, path = "/organization/update-member-role", tag = "member", request_body = UpdateMemberRoleBody,
-    responses((status = 200, body = Member, description = "The member with its new role(s)"), SignedInBodyErrors))]
+    responses((status = 200, body = Member, description = "The member with its new role(s)"), OrganizationErrors))]
 async fn update_member_role(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UpdateMemberRoleBody, Session>,
@@ -262,7 +243,7 @@ pub struct MemberResponse {
 
 /// Removes a member (`member:delete`); never the last owner.
 #[utoipa::path(post, path = "/organization/remove-member", tag = "member", request_body = RemoveMemberBody,
-    responses((status = 200, body = MemberResponse, description = "`{member}` (with its user when named by email)"), SignedInBodyErrors))]
+    responses((status = 200, body = MemberResponse, description = "`{member}` (with its user when named by email)"), OrganizationErrors))]
 async fn remove_member(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<RemoveMemberBody, Session>,
@@ -292,7 +273,7 @@ pub struct LeaveBody {
 
 /// The caller leaves an organization; never its last owner.
 #[utoipa::path(post, path = "/organization/leave", tag = "member", request_body = LeaveBody,
-    responses((status = 200, body = Member, description = "The membership that ended"), SignedInBodyErrors))]
+    responses((status = 200, body = Member, description = "The membership that ended"), OrganizationErrors))]
 async fn leave(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<LeaveBody, Session>,
@@ -332,7 +313,7 @@ pub struct HasPermissionResponse {
 
 /// Whether the caller's role in the named (or active) organization allows every permission.
 #[utoipa::path(post, path = "/organization/has-permission", tag = "member", request_body = HasPermissionBody,
-    responses((status = 200, body = HasPermissionResponse, description = "`{\"error\": null, \"success\": true|false}`"), SignedInBodyErrors))]
+    responses((status = 200, body = HasPermissionResponse, description = "`{\"error\": null, \"success\": true|false}`"), OrganizationErrors))]
 async fn has_permission(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<HasPermissionBody, Session>,

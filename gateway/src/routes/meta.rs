@@ -5,7 +5,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::extract::RequestMeta;
@@ -15,8 +14,8 @@ use crate::state::AppState;
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(ok), Policy::DEFAULT)
-        .route(routes!(error_page), Policy::DEFAULT)
+        .route(route!(ok), Policy::DEFAULT)
+        .route(route!(error_page), Policy::DEFAULT)
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]

@@ -3,6 +3,17 @@
 //! from the same registrations. Unknown paths and wrong methods answer 404 with an empty
 //! body, as better-auth's router does, after counting against the default rate limit.
 
+/// One route for [`Group::route`]: its handlers (documented by `#[utoipa::path]`) and what
+/// their caller requirement refuses, read from the handler's types.
+macro_rules! route {
+    ($first:ident $(:: $rest:ident)* $(, $($more:tt)+)?) => {
+        $crate::routes::Route {
+            refusals: $crate::extract::refusals::of(&$first $(:: $rest)*),
+            handlers: utoipa_axum::routes!($first $(:: $rest)* $(, $($more)+)?),
+        }
+    };
+}
+
 mod account;
 mod admin;
 mod customer;
@@ -32,14 +43,24 @@ use utoipa::openapi::OpenApi;
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 
 use crate::error::ApiError;
+use crate::extract::Refusals;
 use crate::policy::{self, Policy, RateRule};
 use crate::state::AppState;
+
+/// What `route!` makes: a path's handlers and what their requirement refuses. Handlers
+/// registered together share one requirement (the first handler's is documented for all).
+pub struct Route {
+    pub refusals: Refusals,
+    pub handlers: UtoipaMethodRouter<AppState>,
+}
 
 /// A route group under construction: every route is one [`Group::route`] line.
 pub struct Group {
     router: OpenApiRouter<AppState>,
     /// Each path's rate-limit rule, also for the methods it does not answer.
     rules: Vec<(String, RateRule)>,
+    /// Each path's requirement, as documented.
+    refusals: Vec<(String, Refusals)>,
 }
 
 impl Group {
@@ -47,13 +68,33 @@ impl Group {
         Group {
             router: OpenApiRouter::new(),
             rules: Vec::new(),
+            refusals: Vec::new(),
         }
     }
 
-    /// Registers `route` (made by `utoipa_axum::routes!`, so it is documented) under `policy`.
-    pub fn route(mut self, route: UtoipaMethodRouter<AppState>, policy: Policy) -> Self {
-        self.rules
-            .extend(route.1.paths.keys().map(|path| (path.clone(), policy.rate)));
+    /// Registers `route` (made by `route!`) under `policy`; its document gains the 401 and
+    /// 403 answers its requirement gives.
+    pub fn route(mut self, route: Route, policy: Policy) -> Self {
+        let Route {
+            refusals,
+            handlers: mut route,
+        } = route;
+        for (path, item) in route.1.paths.iter_mut() {
+            self.rules.push((path.clone(), policy.rate));
+            self.refusals.push((path.clone(), refusals));
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.patch,
+            ]
+            .into_iter()
+            .chain([&mut item.delete])
+            .flatten()
+            {
+                refusals.document(operation);
+            }
+        }
         let guarded = OpenApiRouter::new()
             .routes(route)
             .route_layer(axum::middleware::from_fn(
@@ -72,9 +113,18 @@ impl Default for Group {
     }
 }
 
-/// Every `/api/auth` route group, before the state is attached: the router, its OpenAPI
-/// document, and each path's rate-limit rule.
-pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
+/// Route groups put together, before the state is attached.
+pub struct Assembled {
+    pub router: Router<AppState>,
+    pub document: OpenApi,
+    /// Each path's rate-limit rule.
+    pub rules: HashMap<String, RateRule>,
+    /// Each path's requirement, as its document states it.
+    pub refusals: HashMap<String, Refusals>,
+}
+
+/// Every `/api/auth` route group.
+pub fn routes() -> Assembled {
     assemble([
         email_password::router(),
         username::router(),
@@ -93,28 +143,37 @@ pub fn routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
 
 /// The `/api/billing` route groups: what an organization's owners and admins manage, and a
 /// user's own billing state (the intake, for the payments platform, is apart: [`intake`]).
-pub fn billing_routes() -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
+pub fn billing_routes() -> Assembled {
     assemble([endpoint::router(), delivery::router(), customer::router()])
 }
 
-fn assemble<const N: usize>(
-    groups: [Group; N],
-) -> (Router<AppState>, OpenApi, HashMap<String, RateRule>) {
+fn assemble<const N: usize>(groups: [Group; N]) -> Assembled {
     let mut rules = HashMap::new();
+    let mut refusals = HashMap::new();
     let mut all = OpenApiRouter::new();
     for group in groups {
         rules.extend(group.rules);
+        refusals.extend(group.refusals);
         all = all.merge(group.router);
     }
     let (router, document) = all.split_for_parts();
-    (router, document, rules)
+    Assembled {
+        router,
+        document,
+        rules,
+        refusals,
+    }
 }
 
 /// The whole HTTP surface: `/api/auth` and `/api/billing` (the routes and their documents),
 /// 404 elsewhere under `/api`, and the web app (`WEB_DIR`) everywhere else.
 pub fn router(state: AppState) -> Router {
     let dev_mailbox = mailbox::router().with_state(state.clone());
-    let (billing, billing_document, _) = billing_routes();
+    let Assembled {
+        router: billing,
+        document: billing_document,
+        ..
+    } = billing_routes();
     let billing_document = crate::openapi::finish(
         billing_document,
         &state.config.base_url,
@@ -144,7 +203,12 @@ pub fn router(state: AppState) -> Router {
         }
         app
     });
-    let (auth, document, rules) = routes();
+    let Assembled {
+        router: auth,
+        document,
+        rules,
+        ..
+    } = routes();
     let document = crate::openapi::finish(document, &state.config.base_url, crate::openapi::AUTH);
     let rules = Arc::new(rules);
     let auth = auth

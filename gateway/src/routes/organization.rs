@@ -9,7 +9,6 @@ use gatehouse_proto::organization::v1 as pb;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::input::present;
@@ -17,7 +16,7 @@ use super::shared::session::reissue;
 use crate::error::ApiError;
 use crate::extract::organization::caller;
 use crate::extract::{BareSession, Input, MaybeSession, NoInput, Session};
-use crate::openapi::{AdminErrors, SessionErrors, SignedInBodyErrors};
+use crate::openapi::{OrganizationErrors, QueryErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::state::AppState;
@@ -28,13 +27,13 @@ use crate::wire::organization::{
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(create), Policy::DEFAULT)
-        .route(routes!(check_slug), Policy::DEFAULT)
-        .route(routes!(update), Policy::DEFAULT)
-        .route(routes!(delete), Policy::DEFAULT)
-        .route(routes!(get_full_organization), Policy::DEFAULT)
-        .route(routes!(set_active), Policy::DEFAULT)
-        .route(routes!(list), Policy::DEFAULT)
+        .route(route!(create), Policy::DEFAULT)
+        .route(route!(check_slug), Policy::DEFAULT)
+        .route(route!(update), Policy::DEFAULT)
+        .route(route!(delete), Policy::DEFAULT)
+        .route(route!(get_full_organization), Policy::DEFAULT)
+        .route(route!(set_active), Policy::DEFAULT)
+        .route(route!(list), Policy::DEFAULT)
 }
 
 fn metadata_text(metadata: Option<&serde_json::Map<String, Value>>) -> Option<String> {
@@ -68,7 +67,7 @@ pub struct CreateOrganizationBody {
 /// Creates an organization owned by the caller (with a default team); it becomes the active
 /// organization of the caller's session unless `keepCurrentActiveOrganization`.
 #[utoipa::path(post, path = "/organization/create", tag = "organization", request_body = CreateOrganizationBody,
-    responses((status = 200, body = CreatedOrganization, description = "The organization (metadata parsed) and its one member"), AdminErrors))]
+    responses((status = 200, body = CreatedOrganization, description = "The organization (metadata parsed) and its one member"), OrganizationErrors))]
 async fn create(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<CreateOrganizationBody, BareSession>,
@@ -103,7 +102,7 @@ pub struct CheckSlugBody {
 
 /// Whether a slug is free: `{"status": true}`, else `ORGANIZATION_SLUG_ALREADY_TAKEN`.
 #[utoipa::path(post, path = "/organization/check-slug", tag = "organization", request_body = CheckSlugBody,
-    responses((status = 200, body = StatusResponse, description = "The slug is free"), SignedInBodyErrors))]
+    responses((status = 200, body = StatusResponse, description = "The slug is free"), OrganizationErrors))]
 async fn check_slug(
     State(state): State<AppState>,
     Input { body, .. }: Input<CheckSlugBody, Session>,
@@ -164,7 +163,7 @@ impl UpdateOrganizationData {
 
 /// Changes the named (or active) organization: `organization:update` is needed.
 #[utoipa::path(post, path = "/organization/update", tag = "organization", request_body = UpdateOrganizationBody,
-    responses((status = 200, body = Organization, description = "The organization (metadata parsed)"), SignedInBodyErrors))]
+    responses((status = 200, body = Organization, description = "The organization (metadata parsed)"), OrganizationErrors))]
 async fn update(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UpdateOrganizationBody, MaybeSession>,
@@ -206,7 +205,7 @@ pub struct DeleteOrganizationBody {
 
 /// Deletes an organization with its members, invitations and teams: `organization:delete`.
 #[utoipa::path(post, path = "/organization/delete", tag = "organization", request_body = DeleteOrganizationBody,
-    responses((status = 200, body = Organization, description = "The deleted organization"), AdminErrors))]
+    responses((status = 200, body = Organization, description = "The deleted organization"), OrganizationErrors))]
 async fn delete(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<DeleteOrganizationBody, BareSession>,
@@ -239,7 +238,7 @@ pub struct GetFullOrganizationQuery {
 /// none is named and none is active.
 #[utoipa::path(get, path = "/organization/get-full-organization", tag = "organization",
     params(("organizationId" = Option<String>, Query), ("organizationSlug" = Option<String>, Query), ("membersLimit" = Option<String>, Query, description = "At most this many members: a whole number; anything else is ignored (the membership limit)")),
-    responses((status = 200, body = Option<FullOrganization>, description = "The organization, or `null`"), SessionErrors))]
+    responses((status = 200, body = Option<FullOrganization>, description = "The organization, or `null`"), QueryErrors))]
 async fn get_full_organization(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<GetFullOrganizationQuery, Session>,
@@ -285,7 +284,7 @@ pub struct SetActiveBody {
 /// Makes an organization (or none) the active one of the caller's session, and issues the
 /// session cookies again so the cookie cache shows it.
 #[utoipa::path(post, path = "/organization/set-active", tag = "organization", request_body = Option<SetActiveBody>,
-    responses((status = 200, body = Option<Organization>, description = "The active organization now, or `null`"), SignedInBodyErrors))]
+    responses((status = 200, body = Option<Organization>, description = "The active organization now, or `null`"), OrganizationErrors))]
 async fn set_active(
     State(state): State<AppState>,
     Input { body, auth, meta }: Input<SetActiveBody, Session>,
@@ -318,7 +317,7 @@ async fn set_active(
 
 /// The organizations the caller is a member of.
 #[utoipa::path(get, path = "/organization/list", tag = "organization",
-    responses((status = 200, body = Vec<Organization>, description = "The caller's organizations"), SessionErrors))]
+    responses((status = 200, body = Vec<Organization>, description = "The caller's organizations"), QueryErrors))]
 async fn list(
     State(state): State<AppState>,
     Input { auth, .. }: Input<NoInput, Session>,

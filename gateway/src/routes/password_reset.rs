@@ -8,7 +8,6 @@ use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::error::ApiError;
@@ -22,10 +21,10 @@ use crate::wire::StatusResponse;
 pub fn router() -> Group {
     let mails = Policy::DEFAULT.rate(RateRule::Email);
     Group::new()
-        .route(routes!(request_password_reset), mails)
-        .route(routes!(forget_password), mails)
-        .route(routes!(reset_password_link), Policy::DEFAULT)
-        .route(routes!(reset_password), Policy::DEFAULT)
+        .route(route!(request_password_reset), mails)
+        .route(route!(forget_password), mails)
+        .route(route!(reset_password_link), Policy::DEFAULT)
+        .route(route!(reset_password), Policy::DEFAULT)
 }
 
 /// The one answer, whether or not the address is a user's.

@@ -7,13 +7,12 @@ use gatehouse_kit::errors::base;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::cookie_cache;
 use crate::error::ApiError;
 use crate::extract::{FreshSession, Input, NoInput, RequestMeta, Session as SignedIn};
-use crate::openapi::{BodyErrors, ErrorBody, SessionErrors, SignedInBodyErrors};
+use crate::openapi::{BodyErrors, ErrorBody, QueryErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::session_cookies;
@@ -22,12 +21,12 @@ use crate::wire::{Session, SessionWithUser, StatusResponse};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(get_session, post_get_session), Policy::DEFAULT)
-        .route(routes!(sign_out), Policy::DEFAULT)
-        .route(routes!(list_sessions), Policy::DEFAULT)
-        .route(routes!(revoke_session), Policy::DEFAULT)
-        .route(routes!(revoke_sessions), Policy::DEFAULT)
-        .route(routes!(revoke_other_sessions), Policy::DEFAULT)
+        .route(route!(get_session, post_get_session), Policy::DEFAULT)
+        .route(route!(sign_out), Policy::DEFAULT)
+        .route(route!(list_sessions), Policy::DEFAULT)
+        .route(route!(revoke_session), Policy::DEFAULT)
+        .route(route!(revoke_sessions), Policy::DEFAULT)
+        .route(route!(revoke_other_sessions), Policy::DEFAULT)
 }
 
 /// The signed-in session and its user, or `null`.
@@ -141,7 +140,7 @@ async fn sign_out(
 
 /// The caller's unexpired sessions (each with its raw token). Requires a fresh session.
 #[utoipa::path(get, path = "/list-sessions", tag = "session",
-    responses((status = 200, body = Vec<Session>, description = "The caller's unexpired sessions"), SessionErrors))]
+    responses((status = 200, body = Vec<Session>, description = "The caller's unexpired sessions"), QueryErrors))]
 async fn list_sessions(
     State(state): State<AppState>,
     Input {
@@ -183,7 +182,7 @@ fn status_reply(state: &AppState, own_session_ended: bool) -> Reply {
 /// Ends one of the caller's sessions. Another user's token, or an unknown one, changes nothing
 /// and answers the same.
 #[utoipa::path(post, path = "/revoke-session", tag = "session", request_body = RevokeSessionBody,
-    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; the session cookies are cleared when the caller's own session was revoked"), SignedInBodyErrors))]
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; the session cookies are cleared when the caller's own session was revoked"), BodyErrors))]
 async fn revoke_session(
     State(state): State<AppState>,
     Input {
@@ -204,7 +203,7 @@ async fn revoke_session(
 
 /// Ends every session of the caller, the current one included, and clears its cookies.
 #[utoipa::path(post, path = "/revoke-sessions", tag = "session", request_body(content = Option<NoInput>, content_type = "application/json"),
-    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; every session ended and the cookies cleared"), SignedInBodyErrors))]
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; every session ended and the cookies cleared"), BodyErrors))]
 async fn revoke_sessions(
     State(state): State<AppState>,
     Input { auth: caller, .. }: Input<NoInput, SignedIn>,
@@ -215,7 +214,7 @@ async fn revoke_sessions(
 
 /// Ends every session of the caller but the current one.
 #[utoipa::path(post, path = "/revoke-other-sessions", tag = "session", request_body(content = Option<NoInput>, content_type = "application/json"),
-    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; only the current session remains"), SignedInBodyErrors))]
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; only the current session remains"), BodyErrors))]
 async fn revoke_other_sessions(
     State(state): State<AppState>,
     Input { auth: caller, .. }: Input<NoInput, SignedIn>,

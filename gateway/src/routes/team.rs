@@ -9,7 +9,6 @@ use gatehouse_proto::organization::v1 as pb;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::input::{nonempty, present, user_id};
@@ -17,7 +16,7 @@ use super::shared::session::reissue;
 use crate::error::ApiError;
 use crate::extract::organization::caller;
 use crate::extract::{BareSession, Input, Session};
-use crate::openapi::{AdminErrors, SessionErrors, SignedInBodyErrors};
+use crate::openapi::{OrganizationErrors, QueryErrors};
 use crate::policy::Policy;
 use crate::reply::Reply;
 use crate::state::AppState;
@@ -26,15 +25,15 @@ use crate::wire::organization::{Team, TeamMember};
 
 pub fn router() -> Group {
     Group::new()
-        .route(routes!(create_team), Policy::DEFAULT)
-        .route(routes!(update_team), Policy::DEFAULT)
-        .route(routes!(remove_team), Policy::DEFAULT)
-        .route(routes!(list_teams), Policy::DEFAULT)
-        .route(routes!(set_active_team), Policy::DEFAULT)
-        .route(routes!(list_user_teams), Policy::DEFAULT)
-        .route(routes!(list_team_members), Policy::DEFAULT)
-        .route(routes!(add_team_member), Policy::DEFAULT)
-        .route(routes!(remove_team_member), Policy::DEFAULT)
+        .route(route!(create_team), Policy::DEFAULT)
+        .route(route!(update_team), Policy::DEFAULT)
+        .route(route!(remove_team), Policy::DEFAULT)
+        .route(route!(list_teams), Policy::DEFAULT)
+        .route(route!(set_active_team), Policy::DEFAULT)
+        .route(route!(list_user_teams), Policy::DEFAULT)
+        .route(route!(list_team_members), Policy::DEFAULT)
+        .route(route!(add_team_member), Policy::DEFAULT)
+        .route(route!(remove_team_member), Policy::DEFAULT)
 }
 
 fn team(team: Option<pb::Team>) -> Result<Team, ApiError> {
@@ -55,7 +54,7 @@ pub struct CreateTeamBody {
 
 /// Creates a team in the named (or active) organization: `team:create`.
 #[utoipa::path(post, path = "/organization/create-team", tag = "team", request_body = CreateTeamBody,
-    responses((status = 200, body = Team, description = "The new team"), AdminErrors))]
+    responses((status = 200, body = Team, description = "The new team"), OrganizationErrors))]
 async fn create_team(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<CreateTeamBody, BareSession>,
@@ -96,7 +95,7 @@ pub struct UpdateTeamBody {
 
 /// Renames a team: `team:update`.
 #[utoipa::path(post, path = "/organization/update-team", tag = "team", request_body = UpdateTeamBody,
-    responses((status = 200, body = Team, description = "The team as it is now"), SignedInBodyErrors))]
+    responses((status = 200, body = Team, description = "The team as it is now"), OrganizationErrors))]
 async fn update_team(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UpdateTeamBody, Session>,
@@ -124,7 +123,7 @@ pub struct RemoveTeamBody {
 
 /// Removes a team (`team:delete`): never the caller's active team, nor the last one.
 #[utoipa::path(post, path = "/organization/remove-team", tag = "team", request_body = RemoveTeamBody,
-    responses((status = 200, body = MessageResponse, description = "`{\"message\": \"Team removed successfully.\"}`"), AdminErrors))]
+    responses((status = 200, body = MessageResponse, description = "`{\"message\": \"Team removed successfully.\"}`"), OrganizationErrors))]
 async fn remove_team(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<RemoveTeamBody, BareSession>,
@@ -152,7 +151,7 @@ pub struct ListTeamsQuery {
 /// The named (or active) organization's teams, oldest first, for its members.
 #[utoipa::path(get, path = "/organization/list-teams", tag = "team",
     params(("organizationId" = Option<String>, Query)),
-    responses((status = 200, body = Vec<Team>, description = "The teams"), SessionErrors))]
+    responses((status = 200, body = Vec<Team>, description = "The teams"), QueryErrors))]
 async fn list_teams(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListTeamsQuery, Session>,
@@ -185,7 +184,7 @@ pub struct SetActiveTeamBody {
 /// Makes one of the caller's teams (or none) the active team of their session, and issues
 /// the session cookies again so the cookie cache shows it.
 #[utoipa::path(post, path = "/organization/set-active-team", tag = "team", request_body = Option<SetActiveTeamBody>,
-    responses((status = 200, body = Option<Team>, description = "The active team now, or `null`"), SignedInBodyErrors))]
+    responses((status = 200, body = Option<Team>, description = "The active team now, or `null`"), OrganizationErrors))]
 async fn set_active_team(
     State(state): State<AppState>,
     Input { body, auth, meta }: Input<SetActiveTeamBody, Session>,
@@ -228,7 +227,7 @@ pub struct ListUserTeamsQuery {
 /// another member's.
 #[utoipa::path(get, path = "/organization/list-user-teams", tag = "team",
     params(("userId" = Option<String>, Query), ("organizationId" = Option<String>, Query)),
-    responses((status = 200, body = Vec<Team>, description = "The user's teams"), SessionErrors))]
+    responses((status = 200, body = Vec<Team>, description = "The user's teams"), QueryErrors))]
 async fn list_user_teams(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListUserTeamsQuery, Session>,
@@ -259,7 +258,7 @@ pub struct ListTeamMembersQuery {
 /// The members of a team the caller is in.
 #[utoipa::path(get, path = "/organization/list-team-members", tag = "team",
     params(("teamId" = Option<String>, Query)),
-    responses((status = 200, body = Vec<TeamMember>, description = "The team's members"), SessionErrors))]
+    responses((status = 200, body = Vec<TeamMember>, description = "The team's members"), QueryErrors))]
 async fn list_team_members(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListTeamMembersQuery, Session>,
@@ -295,7 +294,7 @@ pub struct TeamMemberBody {
 /// Puts a member of the organization in one of its teams (`member:update`); one already in
 /// it gets their place back.
 #[utoipa::path(post, path = "/organization/add-team-member", tag = "team", request_body = TeamMemberBody,
-    responses((status = 200, body = TeamMember, description = "The user's place in the team"), SignedInBodyErrors))]
+    responses((status = 200, body = TeamMember, description = "The user's place in the team"), OrganizationErrors))]
 async fn add_team_member(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<TeamMemberBody, Session>,
@@ -318,7 +317,7 @@ async fn add_team_member(
 
 /// Takes a user out of a team (`member:delete`).
 #[utoipa::path(post, path = "/organization/remove-team-member", tag = "team", request_body = TeamMemberBody,
-    responses((status = 200, body = MessageResponse, description = "`{\"message\": \"Team member removed successfully.\"}`"), SignedInBodyErrors))]
+    responses((status = 200, body = MessageResponse, description = "`{\"message\": \"Team member removed successfully.\"}`"), OrganizationErrors))]
 async fn remove_team_member(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<TeamMemberBody, Session>,

@@ -6,7 +6,6 @@ use gatehouse_kit::errors::username as codes;
 use gatehouse_proto::identity::v1 as identity_pb;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use super::shared::session::signed_in;
@@ -22,10 +21,10 @@ pub fn router() -> Group {
     Group::new()
         // JSON only: unlike sign-in/email, no form posts (§9.4).
         .route(
-            routes!(sign_in_username),
+            route!(sign_in_username),
             Policy::DEFAULT.rate(RateRule::SignIn),
         )
-        .route(routes!(is_username_available), Policy::DEFAULT)
+        .route(route!(is_username_available), Policy::DEFAULT)
 }
 
 #[derive(Deserialize, ToSchema)]

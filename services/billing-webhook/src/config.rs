@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use gatehouse_kit::config::{ConfigError, Env, SecretString};
 use ipnet::IpNet;
+use serde::Deserialize;
 
 /// Svix's schedule (billing-webhooks reference §5): after the first attempt, retries 5 s,
 /// 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later, about 27.5 hours in all.
@@ -50,6 +51,41 @@ pub struct FanOutConfig {
     pub platform_organizations: Vec<String>,
 }
 
+/// The fan-out's variables, one field each after the `BILLING_WEBHOOK_` prefix
+/// (`attempt_timeout_secs` ← `BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS`), the defaults in its
+/// `Default` (the only place they are written); [`FanOutConfig`] is the checked form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct FanOutSettings {
+    pub retry_schedule: String,
+    pub attempt_timeout_secs: u64,
+    pub delivery_concurrency: u16,
+    pub endpoint_concurrency: u16,
+    pub disable_after_hours: u64,
+    pub secret_overlap_hours: u64,
+    pub allowed_networks: String,
+    pub scheduler_tick_ms: u64,
+    pub platform_organizations: String,
+}
+
+impl Default for FanOutSettings {
+    fn default() -> Self {
+        Self {
+            retry_schedule: DEFAULT_RETRY_SCHEDULE.into(),
+            attempt_timeout_secs: 15,
+            delivery_concurrency: 64,
+            endpoint_concurrency: 16,
+            disable_after_hours: 120,
+            secret_overlap_hours: 24,
+            allowed_networks: String::new(),
+            scheduler_tick_ms: 1000,
+            platform_organizations: String::new(),
+        }
+    }
+}
+
+const PREFIX: &str = "BILLING_WEBHOOK_";
+
 impl BillingWebhookConfig {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         Ok(Self {
@@ -61,58 +97,56 @@ impl BillingWebhookConfig {
 
 fn invalid(name: &str, value: &str, reason: impl ToString) -> ConfigError {
     ConfigError::Invalid {
-        name: name.to_string(),
+        name: format!("{PREFIX}{name}"),
         value: value.to_string(),
         reason: reason.to_string(),
     }
 }
 
+/// A comma-separated list; empty entries dropped.
+fn list(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
 impl FanOutConfig {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        const SCHEDULE: &str = "BILLING_WEBHOOK_RETRY_SCHEDULE";
-        let schedule = env.string(SCHEDULE, DEFAULT_RETRY_SCHEDULE);
-        let retry_schedule = schedule
-            .split(',')
+        let settings: FanOutSettings = env.load_prefixed(PREFIX)?;
+        let schedule = &settings.retry_schedule;
+        let retry_schedule = list(schedule)
             .map(|seconds| {
                 seconds
-                    .trim()
                     .parse::<f64>()
                     .ok()
                     .filter(|s| s.is_finite() && *s >= 0.0)
                     .map(Duration::from_secs_f64)
                     .ok_or_else(|| {
-                        invalid(SCHEDULE, &schedule, "expected seconds, comma-separated")
+                        invalid(
+                            "RETRY_SCHEDULE",
+                            schedule,
+                            "expected seconds, comma-separated",
+                        )
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        const NETWORKS: &str = "BILLING_WEBHOOK_ALLOWED_NETWORKS";
-        let allowed_networks = env
-            .list(NETWORKS)
-            .iter()
+        let allowed_networks = list(&settings.allowed_networks)
             .map(|cidr| {
                 cidr.parse::<IpNet>()
-                    .map_err(|e| invalid(NETWORKS, cidr, e))
+                    .map_err(|e| invalid("ALLOWED_NETWORKS", cidr, e))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let hours = |name: &str, default: u64| {
-            env.parse::<u64>(name, default)
-                .map(|h| Duration::from_secs(h.saturating_mul(3600)))
-        };
+        let hours = |h: u64| Duration::from_secs(h.saturating_mul(3600));
         Ok(Self {
             retry_schedule,
-            attempt_timeout: env.seconds("BILLING_WEBHOOK_ATTEMPT_TIMEOUT_SECS", 15)?,
-            concurrency: env.parse("BILLING_WEBHOOK_DELIVERY_CONCURRENCY", 64)?,
-            endpoint_concurrency: env
-                .parse::<u16>("BILLING_WEBHOOK_ENDPOINT_CONCURRENCY", 16)?
-                .max(1),
-            disable_after: hours("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", 120)?,
-            secret_overlap: hours("BILLING_WEBHOOK_SECRET_OVERLAP_HOURS", 24)?,
+            attempt_timeout: Duration::from_secs(settings.attempt_timeout_secs),
+            concurrency: settings.delivery_concurrency,
+            endpoint_concurrency: settings.endpoint_concurrency.max(1),
+            disable_after: hours(settings.disable_after_hours),
+            secret_overlap: hours(settings.secret_overlap_hours),
             allowed_networks,
-            scheduler_tick: Duration::from_millis(
-                env.parse::<u64>("BILLING_WEBHOOK_SCHEDULER_TICK_MS", 1000)?
-                    .max(1),
-            ),
-            platform_organizations: env.list("BILLING_WEBHOOK_PLATFORM_ORGANIZATIONS"),
+            scheduler_tick: Duration::from_millis(settings.scheduler_tick_ms.max(1)),
+            platform_organizations: list(&settings.platform_organizations)
+                .map(str::to_string)
+                .collect(),
         })
     }
 }
@@ -135,6 +169,13 @@ mod tests {
         ] {
             let error = FanOutConfig::from_env(&Env::from_pairs([(name, value)])).unwrap_err();
             assert!(error.to_string().starts_with(name), "{error}");
+        }
+        for (name, value) in [
+            ("BILLING_WEBHOOK_DELIVERY_CONCURRENCY", "many"),
+            ("BILLING_WEBHOOK_DISABLE_AFTER_HOURS", "-1"),
+        ] {
+            let error = FanOutConfig::from_env(&Env::from_pairs([(name, value)])).unwrap_err();
+            assert!(error.to_string().contains(name), "{error}");
         }
         let fast = Env::from_pairs([
             ("BILLING_WEBHOOK_RETRY_SCHEDULE", "0.05, 0.1"),

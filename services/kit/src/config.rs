@@ -181,6 +181,12 @@ impl Env {
         self.parse::<u64>(name, default).map(Duration::from_secs)
     }
 
+    /// `DATA_DIR` (default `./data`): where standalone keeps its SQLite files, its generated
+    /// secret and its mail.
+    pub fn data_dir(&self) -> String {
+        self.string("DATA_DIR", "./data")
+    }
+
     /// A comma-separated list; empty entries dropped.
     pub fn list(&self, name: &str) -> Vec<String> {
         self.raw(name)
@@ -235,7 +241,15 @@ impl Env {
 
     /// The same, each field from `<PREFIX><FIELD>` (`database_url` ← `IDENTITY_DATABASE_URL`).
     pub fn load_prefixed<T: DeserializeOwned>(&self, prefix: &str) -> Result<T, ConfigError> {
-        Ok(envy::prefixed(prefix).from_iter(self.pairs()?)?)
+        envy::prefixed(prefix)
+            .from_iter(self.pairs()?)
+            .map_err(|error| match error {
+                // envy names the variable without its prefix; the operator set it with one.
+                envy::Error::Custom(message) => ConfigError::Load(envy::Error::Custom(
+                    message.replace("provided by ", &format!("provided by {prefix}")),
+                )),
+                other => ConfigError::Load(other),
+            })
     }
 }
 

@@ -56,7 +56,7 @@ impl Context {
     pub fn from_env(env: Env) -> Result<Self, ContextError> {
         let backends = Backends::from_env(&env)?;
         Ok(Self {
-            data_dir: env.string("DATA_DIR", "./data"),
+            data_dir: env.data_dir(),
             bus: backends.bus()?,
             cache: backends.cache()?,
             service_token: ServiceToken::from_env(&env)?,
@@ -297,7 +297,7 @@ pub enum ServeError {
 /// replicas starting together apply each migration once.
 pub async fn migrate(name: &str, migrations: &Migrations, env: &Env) -> Result<(), ServeError> {
     let database = DatabaseSettings::from_env(env, name)?;
-    let url = database.url(&env.string("DATA_DIR", "./data"), name);
+    let url = database.url(&env.data_dir(), name);
     let db = Db::connect(url.expose(), 1, migrations).await?;
     tracing::info!(service = name, database = %url, "migrations applied");
     db.close().await;

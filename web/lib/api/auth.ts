@@ -337,7 +337,7 @@ export interface paths {
         put?: never;
         /**
          * Deletes the caller's account: with their password, a mailed deletion token, or a fresh
-         *     session. With `DELETE_USER_VERIFY_BY_MAIL` a link is mailed instead. 404 with an empty
+         *     session (else 403 `SESSION_NOT_FRESH`). With `DELETE_USER_VERIFY_BY_MAIL` a link is mailed instead. 404 with an empty
          *     body when deletion is off (`DELETE_USER_ENABLED`).
          */
         post: operations["delete_user"];
@@ -1907,7 +1907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No session (an empty body) */
+            /** @description No session: an empty body. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3183,8 +3183,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -3203,7 +3204,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3264,8 +3268,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -3284,7 +3289,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3345,8 +3353,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -3365,7 +3374,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,26 +3450,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `UNAUTHORIZED`: no valid session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3543,7 +3540,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -3681,7 +3679,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -3759,7 +3758,10 @@ export interface operations {
                     "application/json": components["schemas"]["Account"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3770,15 +3772,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3824,7 +3817,10 @@ export interface operations {
                     "application/json": components["schemas"]["Session"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3914,8 +3910,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -3934,7 +3930,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3995,8 +3994,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4015,7 +4014,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4076,8 +4078,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4096,7 +4098,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4157,8 +4162,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4177,7 +4182,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4238,8 +4246,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`, or the route's own refusal (`YOU_CANNOT_BAN_YOURSELF`,
-             *     `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4257,8 +4265,8 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
-             *     another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
              */
             403: {
                 headers: {
@@ -4268,8 +4276,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `USER_NOT_FOUND`. */
-            404: {
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4320,8 +4328,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`, or the route's own refusal (`YOU_CANNOT_BAN_YOURSELF`,
-             *     `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4339,8 +4347,8 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
-             *     another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
              */
             403: {
                 headers: {
@@ -4350,8 +4358,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `USER_NOT_FOUND`. */
-            404: {
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4402,8 +4410,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`, or the route's own refusal (`YOU_CANNOT_BAN_YOURSELF`,
-             *     `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4421,8 +4429,8 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
-             *     another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
              */
             403: {
                 headers: {
@@ -4432,8 +4440,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `USER_NOT_FOUND`. */
-            404: {
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4479,7 +4487,10 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4490,15 +4501,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4548,7 +4550,10 @@ export interface operations {
                     "application/json": components["schemas"]["RoleResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4559,15 +4564,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4618,7 +4614,10 @@ export interface operations {
                     "application/json": components["schemas"]["FullOrganization"] | null;
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4629,15 +4628,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4687,26 +4677,11 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationDetails"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `UNAUTHORIZED`: no valid session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4757,8 +4732,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4777,7 +4752,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,8 +4816,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4858,7 +4836,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4919,8 +4900,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -4939,7 +4920,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4995,7 +4979,10 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5006,15 +4993,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5062,7 +5040,10 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5073,15 +5054,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5143,7 +5115,10 @@ export interface operations {
                     "application/json": components["schemas"]["ListMembersResponse"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5154,15 +5129,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5210,7 +5176,10 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMember"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5221,15 +5190,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5277,7 +5237,10 @@ export interface operations {
                     "application/json": components["schemas"]["Team"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5288,15 +5251,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5342,26 +5296,11 @@ export interface operations {
                     "application/json": components["schemas"]["UserInvitation"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `UNAUTHORIZED`: no valid session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5410,7 +5349,10 @@ export interface operations {
                     "application/json": components["schemas"]["Team"][];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5421,15 +5363,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5480,8 +5413,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5500,7 +5433,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5561,8 +5497,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5581,7 +5517,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5642,8 +5581,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`, or the route's own refusal (`YOU_CANNOT_BAN_YOURSELF`,
-             *     `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5661,8 +5600,8 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
-             *     another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
              */
             403: {
                 headers: {
@@ -5672,8 +5611,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `USER_NOT_FOUND`. */
-            404: {
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5724,8 +5663,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5744,7 +5683,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5805,8 +5747,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5825,7 +5767,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5886,8 +5831,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5906,7 +5851,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5967,8 +5915,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -5978,16 +5926,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no valid session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6048,8 +5990,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -6068,7 +6010,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6129,8 +6074,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR`, `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (`ORGANIZATION_NOT_FOUND`, `NO_ACTIVE_ORGANIZATION`, `MEMBER_NOT_FOUND`, …).
              */
             400: {
                 headers: {
@@ -6149,7 +6094,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
+             *     (`INVALID_ORIGIN`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6211,7 +6159,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6286,7 +6235,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6359,7 +6309,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6433,8 +6384,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6453,7 +6405,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6514,8 +6469,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6534,7 +6490,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6595,8 +6554,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6615,7 +6575,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6677,7 +6640,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6760,7 +6724,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6844,7 +6809,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -6937,7 +6903,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -7043,7 +7010,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -7126,8 +7094,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR` (the input does not match its schema), `BAD_REQUEST` (invalid JSON),
-             *     or the route's own refusal (its code says which).
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {
@@ -7146,7 +7115,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An origin or redirect-target refusal (`INVALID_ORIGIN`, …) or `SESSION_NOT_FRESH`. */
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,7 +7186,8 @@ export interface operations {
             };
             /**
              * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
-             *     problem as `[body.field] …`) or `BAD_REQUEST` (invalid JSON).
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
              */
             400: {
                 headers: {

@@ -440,7 +440,10 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerBilling"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: the query does not match its schema. */
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -451,15 +454,6 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -530,10 +524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -614,10 +605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -699,10 +687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -785,10 +770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -871,10 +853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -958,10 +937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1045,10 +1021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1131,10 +1104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1218,10 +1188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1314,10 +1281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1399,10 +1363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1485,10 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,10 +1530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING` (not a member, or no
-             *     `organization:update`), or an origin refusal (`INVALID_ORIGIN`, …).
-             */
+            /** @description `YOU_ARE_NOT_ALLOWED_TO_MANAGE_THIS_ORGANIZATIONS_BILLING`: not a member, or no `organization:update`; or an origin refusal (`INVALID_ORIGIN`, …). */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::extract::{BareSession, Input};
 use crate::openapi::AdminErrors;
 use crate::reply::Reply;
-use crate::routes::shared::input::SortDirection;
+use crate::routes::shared::input::{FilterOperator, SortDirection, TextMatch};
 use crate::state::AppState;
 use crate::wire::User;
 
@@ -94,30 +94,6 @@ impl ToSchema for UserSortField {}
 pub enum SearchField {
     Email,
     Name,
-}
-
-#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TextMatch {
-    Contains,
-    StartsWith,
-    EndsWith,
-}
-
-#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FilterOperator {
-    Eq,
-    Ne,
-    Lt,
-    Lte,
-    Gt,
-    Gte,
-    In,
-    NotIn,
-    Contains,
-    StartsWith,
-    EndsWith,
 }
 
 /// The wire name of an enum value (its serde name).

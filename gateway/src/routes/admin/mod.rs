@@ -18,7 +18,6 @@ use gatehouse_proto::session::v1 as session_pb;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::routes;
 
 use super::Group;
 use crate::error::ApiError;
@@ -31,21 +30,21 @@ use crate::wire::User;
 pub fn router() -> Group {
     let p = Policy::DEFAULT;
     Group::new()
-        .route(routes!(users::create_user), p)
-        .route(routes!(list_users::list_users), p)
-        .route(routes!(users::get_user), p)
-        .route(routes!(users::set_role), p)
-        .route(routes!(users::update_user), p)
-        .route(routes!(users::ban_user), p)
-        .route(routes!(users::unban_user), p)
-        .route(routes!(impersonation::impersonate_user), p)
-        .route(routes!(impersonation::stop_impersonating), p)
-        .route(routes!(sessions::list_user_sessions), p)
-        .route(routes!(sessions::revoke_user_session), p)
-        .route(routes!(sessions::revoke_user_sessions), p)
-        .route(routes!(users::remove_user), p)
-        .route(routes!(users::set_user_password), p)
-        .route(routes!(permission::has_permission), p)
+        .route(route!(users::create_user), p)
+        .route(route!(list_users::list_users), p)
+        .route(route!(users::get_user), p)
+        .route(route!(users::set_role), p)
+        .route(route!(users::update_user), p)
+        .route(route!(users::ban_user), p)
+        .route(route!(users::unban_user), p)
+        .route(route!(impersonation::impersonate_user), p)
+        .route(route!(impersonation::stop_impersonating), p)
+        .route(route!(sessions::list_user_sessions), p)
+        .route(route!(sessions::revoke_user_session), p)
+        .route(route!(sessions::revoke_user_sessions), p)
+        .route(route!(users::remove_user), p)
+        .route(route!(users::set_user_password), p)
+        .route(route!(permission::has_permission), p)
 }
 
 #[derive(Serialize, ToSchema)]

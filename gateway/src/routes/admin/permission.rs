@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
-use crate::extract::{Authenticate as _, BareSession, Input};
+use crate::extract::{BareSession, Input, Later};
 use crate::openapi::AdminErrors;
 use crate::reply::Reply;
 use crate::state::AppState;
@@ -37,7 +37,7 @@ pub struct HasPermissionResponse {
     responses((status = 200, body = HasPermissionResponse, description = "`{\"error\": null, \"success\": true|false}`"), AdminErrors))]
 pub(super) async fn has_permission(
     State(state): State<AppState>,
-    Input { body, meta, .. }: Input<HasPermissionBody>,
+    Input { body, meta, auth }: Input<HasPermissionBody, Later<BareSession>>,
 ) -> Result<Reply, ApiError> {
     // No body at all fails both of better-auth's body shapes, and says so twice.
     if meta.has_no_body() {
@@ -73,7 +73,7 @@ pub(super) async fn has_permission(
         }
     };
     // The body's shape is judged before the session, as better-auth does.
-    let auth = BareSession::authenticate(&state, &meta).await?;
+    let auth = auth.check(&state, &meta).await?;
     let answer = state
         .admin
         .clone()

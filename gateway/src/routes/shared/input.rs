@@ -31,3 +31,29 @@ pub enum SortDirection {
     Asc,
     Desc,
 }
+
+// How a listing's search matches text (`searchOperator`).
+#[derive(Clone, Copy, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextMatch {
+    Contains,
+    StartsWith,
+    EndsWith,
+}
+
+// better-auth's filter operators (`filterOperator` of a listing).
+#[derive(Clone, Copy, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterOperator {
+    Eq,
+    Ne,
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+    In,
+    NotIn,
+    Contains,
+    StartsWith,
+    EndsWith,
+}
