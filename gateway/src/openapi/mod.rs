@@ -111,6 +111,15 @@ pub enum QueryErrors {
     Unavailable(ErrorBody),
 }
 
+/// A string that is one of `values`: the schema of a list kept where the services read it.
+pub fn one_of(values: &[&str]) -> RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(values.iter().copied()))
+        .into()
+}
+
 /// A query parameter that names one of `values`, or is empty for its default: the schema
 /// a derived enum cannot give (it has no empty variant).
 pub fn one_of_or_empty(values: &[&str]) -> RefOr<utoipa::openapi::schema::Schema> {

@@ -154,6 +154,24 @@ fn scalar(location: &str, kind: Kind, value: &Value, field: &str) -> Result<Scal
     })
 }
 
+/// better-auth's filter operators (`filterOperator`), as [`filter`] reads them.
+pub const OPERATORS: &[&str] = &[
+    "eq",
+    "ne",
+    "lt",
+    "lte",
+    "gt",
+    "gte",
+    "in",
+    "not_in",
+    "contains",
+    "starts_with",
+    "ends_with",
+];
+
+/// The operators that match text (`searchOperator`), as [`matcher`] reads them.
+pub const TEXT_MATCHES: &[&str] = &["contains", "starts_with", "ends_with"];
+
 /// `contains`, `starts_with`, `ends_with`.
 pub fn matcher(operator: &str) -> Option<Match> {
     Some(match operator {
@@ -250,6 +268,21 @@ mod tests {
         assert_eq!(total_from_page(Some(20), 5, true), Some(25));
         assert_eq!(total_from_page(Some(20), 5, false), None);
         assert_eq!(total_from_page(Some(30), 0, true), None, "past the end");
+    }
+
+    /// The operators the documents list are those the filter reads: each is accepted on a text
+    /// column, and the text ones are the matcher's.
+    #[test]
+    fn every_listed_operator_is_read() {
+        let text = Value::String("a,b".into());
+        for operator in OPERATORS {
+            let read = filter("query", "name", ("name", Kind::Text), &text, Some(operator));
+            assert!(read.is_ok(), "{operator}: {read:?}");
+        }
+        for operator in TEXT_MATCHES {
+            assert!(matcher(operator).is_some(), "{operator}");
+        }
+        assert!(filter("query", "name", ("name", Kind::Text), &text, Some("like")).is_err());
     }
 
     #[test]

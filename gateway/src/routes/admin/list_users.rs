@@ -25,8 +25,8 @@ pub struct ListUsersQuery {
     #[schema(inline)]
     search_field: Option<SearchField>,
     /// `contains` (the default), `starts_with` or `ends_with`.
-    #[schema(inline)]
-    search_operator: Option<TextMatch>,
+    #[schema(value_type = Option<TextMatch>, inline)]
+    search_operator: Option<String>,
     /// A whole number, at most 1000; 0 or none: the first 1000 (every answer holds at most 1000).
     limit: Option<String>,
     offset: Option<String>,
@@ -40,8 +40,8 @@ pub struct ListUsersQuery {
     /// Repeat the key for `in` and `not_in`.
     #[schema(max_length = 2048)]
     filter_value: Option<String>,
-    #[schema(inline)]
-    filter_operator: Option<FilterOperator>,
+    #[schema(value_type = Option<FilterOperator>, inline)]
+    filter_operator: Option<String>,
 }
 
 /// A user's field as list-users names it (`sortBy`, `filterField`).
@@ -149,10 +149,10 @@ pub(super) async fn list_users(
             actor_id: auth.0.user.id,
             search_value: body.search_value,
             search_field: body.search_field.map(wire),
-            search_operator: body.search_operator.map(wire),
+            search_operator: body.search_operator,
             filter_field: body.filter_field,
             filter_value_json,
-            filter_operator: body.filter_operator.map(wire),
+            filter_operator: body.filter_operator,
             sort_by: body.sort_by,
             sort_direction: body.sort_direction.map(wire),
             limit: Some(limit.unwrap_or(MAX_PAGE)),

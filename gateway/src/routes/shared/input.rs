@@ -32,28 +32,26 @@ pub enum SortDirection {
     Desc,
 }
 
-// How a listing's search matches text (`searchOperator`).
-#[derive(Clone, Copy, Deserialize, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TextMatch {
-    Contains,
-    StartsWith,
-    EndsWith,
+/// `searchOperator` of a listing: the text matches the services read
+/// (`gatehouse_kit::listing::TEXT_MATCHES`), documented as an enum of them.
+pub struct TextMatch;
+
+impl utoipa::PartialSchema for TextMatch {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::one_of(gatehouse_kit::listing::TEXT_MATCHES)
+    }
 }
 
-// better-auth's filter operators (`filterOperator` of a listing).
-#[derive(Clone, Copy, Deserialize, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FilterOperator {
-    Eq,
-    Ne,
-    Lt,
-    Lte,
-    Gt,
-    Gte,
-    In,
-    NotIn,
-    Contains,
-    StartsWith,
-    EndsWith,
+impl utoipa::ToSchema for TextMatch {}
+
+/// `filterOperator` of a listing: better-auth's operators as the services read them
+/// (`gatehouse_kit::listing::OPERATORS`), documented as an enum of them.
+pub struct FilterOperator;
+
+impl utoipa::PartialSchema for FilterOperator {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::one_of(gatehouse_kit::listing::OPERATORS)
+    }
 }
+
+impl utoipa::ToSchema for FilterOperator {}
