@@ -25,9 +25,12 @@ pub struct GatewaySettings {
     pub auth_secret: Option<SecretString>,
     pub trusted_proxies: Vec<String>,
     pub cookie_prefix: String,
+    #[serde(deserialize_with = "gatehouse_kit::config::optional_flag")]
     pub use_secure_cookies: Option<bool>,
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub cookie_cache_enabled: bool,
     pub cookie_cache_max_age: u64,
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub rate_limit_enabled: bool,
     pub rate_limit_window: u64,
     pub rate_limit_max: u64,
@@ -38,6 +41,7 @@ pub struct GatewaySettings {
     pub rate_limit_replay_window: u64,
     pub rate_limit_replay_max: u64,
     pub web_dir: String,
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub dev_mailbox: bool,
 }
 

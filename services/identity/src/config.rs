@@ -38,6 +38,7 @@ pub struct IdentityConfig {
     /// `ADMIN_IMPERSONATION_DURATION` (default 3600): seconds an impersonation session lives.
     pub admin_impersonation_duration: u64,
     /// `ADMIN_ALLOW_IMPERSONATING_ADMINS` (default false).
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub admin_allow_impersonating_admins: bool,
     /// `ADMIN_DEFAULT_BAN_REASON` (default "No reason").
     pub admin_default_ban_reason: String,
@@ -49,27 +50,34 @@ pub struct IdentityConfig {
     /// `REQUIRE_EMAIL_VERIFICATION` (default false): sign-in is refused with
     /// `EMAIL_NOT_VERIFIED` (and a verification mail sent) until the address is verified, and
     /// sign-up answers without a session.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub require_email_verification: bool,
     /// `EMAIL_VERIFICATION_ON_SIGN_UP` (default: `REQUIRE_EMAIL_VERIFICATION`): sign-up mails a
     /// verification link.
+    #[serde(deserialize_with = "gatehouse_kit::config::optional_flag")]
     pub email_verification_on_sign_up: Option<bool>,
     /// `EMAIL_VERIFICATION_AUTO_SIGN_IN` (default false): a verification link opened in a
     /// signed-out browser signs it in.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub email_verification_auto_sign_in: bool,
     /// `EMAIL_VERIFICATION_EXPIRES_IN` (default 3600): seconds a verification link works.
     pub email_verification_expires_in: u64,
     /// `CHANGE_EMAIL_ENABLED` (default true): users may change their address
     /// (`POST /change-email`).
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub change_email_enabled: bool,
     /// `DELETE_USER_ENABLED` (default true): users may delete their own account.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub delete_user_enabled: bool,
     /// `DELETE_USER_VERIFY_BY_MAIL` (default false): deletion waits for a link mailed to the
     /// user, which works `DELETE_USER_TOKEN_EXPIRES_IN` seconds (default 86400).
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub delete_user_verify_by_mail: bool,
     pub delete_user_token_expires_in: u64,
     /// `RESET_PASSWORD_EXPIRES_IN` (default 3600): seconds a password-reset link works.
     pub reset_password_expires_in: u64,
     /// `RESET_PASSWORD_REVOKE_SESSIONS` (default false): a reset ends every session of the user.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub reset_password_revoke_sessions: bool,
     /// `RESET_PASSWORD_PAGE` (default `/reset-password/`): where a reset link sends the user
     /// when the request named no `redirectTo` (the web app's page).

@@ -160,19 +160,15 @@ impl Env {
         }
     }
 
-    /// `true/false/1/0/yes/no/on/off`, case-insensitive.
+    /// `true/false/1/0/yes/no/on/off`, case-insensitive ([`parse_flag`]).
     pub fn bool(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
         match self.raw(name) {
             None => Ok(default),
-            Some(value) => match value.trim().to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" | "on" => Ok(true),
-                "0" | "false" | "no" | "off" => Ok(false),
-                _ => Err(ConfigError::Invalid {
-                    name: name.to_string(),
-                    value,
-                    reason: "expected true or false".into(),
-                }),
-            },
+            Some(value) => parse_flag(&value).ok_or_else(|| ConfigError::Invalid {
+                name: name.to_string(),
+                value,
+                reason: FLAG_EXPECTED.into(),
+            }),
         }
     }
 
@@ -251,6 +247,33 @@ impl Env {
                 other => ConfigError::Load(other),
             })
     }
+}
+
+const FLAG_EXPECTED: &str = "expected true or false";
+
+/// A boolean setting as every part reads it: `true/false/1/0/yes/no/on/off`, any case.
+pub fn parse_flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// A settings struct's boolean field read as [`parse_flag`] reads it
+/// (`#[serde(deserialize_with = "gatehouse_kit::config::flag")]`); envy alone takes only
+/// `true` and `false`.
+pub fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let value = String::deserialize(deserializer)?;
+    parse_flag(&value)
+        .ok_or_else(|| serde::de::Error::custom(format!("{FLAG_EXPECTED}, not {value:?}")))
+}
+
+/// [`flag`] for an optional field.
+pub fn optional_flag<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<bool>, D::Error> {
+    flag(deserializer).map(Some)
 }
 
 /// Which variables may come from `<NAME>_FILE`: those holding secrets or URLs with credentials.
@@ -450,6 +473,32 @@ mod tests {
         let err = env.parse::<u32>("N", 1).unwrap_err().to_string();
         assert!(err.contains("N:") && err.contains("ten"), "{err}");
         assert!(env.bool("B", false).is_err());
+    }
+
+    /// A loaded settings struct reads booleans as `Env::bool` does, in every part, and a
+    /// prefixed one names the variable as the operator set it.
+    #[test]
+    fn loaded_flags_read_as_env_bool_and_errors_name_the_prefixed_variable() {
+        #[derive(Debug, Default, Deserialize)]
+        #[serde(default)]
+        struct Settings {
+            #[serde(deserialize_with = "flag")]
+            on: bool,
+            #[serde(deserialize_with = "optional_flag")]
+            maybe: Option<bool>,
+            count: u32,
+        }
+        let env = Env::from_pairs([("P_ON", "Yes"), ("P_MAYBE", "off")]);
+        let settings: Settings = env.load_prefixed("P_").unwrap();
+        assert!(settings.on && settings.maybe == Some(false));
+        assert_eq!(env.bool("P_ON", false).unwrap(), settings.on);
+        let unset: Settings = Env::from_pairs([("X", "1")]).load_prefixed("P_").unwrap();
+        assert!(!unset.on && unset.maybe.is_none());
+        let bad = Env::from_pairs([("P_ON", "sure")]).load_prefixed::<Settings>("P_");
+        assert!(bad.unwrap_err().to_string().contains("sure"));
+        let bad = Env::from_pairs([("P_COUNT", "ten")]).load_prefixed::<Settings>("P_");
+        let error = bad.unwrap_err().to_string();
+        assert!(error.contains("P_COUNT"), "{error}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use gatehouse_kit::access::roles_from_json;
 use gatehouse_kit::config::{ConfigError, Env};
 use gatehouse_kit::service::service_url;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 
 use crate::permission::Roles;
 
@@ -85,22 +85,22 @@ pub struct InvitationMailLimits {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
 pub struct OrganizationSettings {
-    #[serde(deserialize_with = "flag")]
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub organization_creation_enabled: bool,
     /// `0`: no limit.
     pub organization_limit: u32,
     pub organization_membership_limit: u32,
-    #[serde(deserialize_with = "flag")]
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub organization_deletion_enabled: bool,
-    #[serde(deserialize_with = "flag")]
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub organization_default_team: bool,
     /// JSON roles; checked when the configuration is built.
     pub organization_roles: Option<String>,
     pub invitation_expires_in: u64,
     pub invitation_limit: u32,
-    #[serde(deserialize_with = "flag")]
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub invitation_cancel_pending_on_reinvite: bool,
-    #[serde(deserialize_with = "flag")]
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub invitation_require_email_verification: bool,
     pub invitation_page: String,
     pub invitation_mail_window: u64,
@@ -110,7 +110,7 @@ pub struct OrganizationSettings {
     pub team_limit: u32,
     /// `0`: no limit.
     pub team_member_limit: u32,
-    #[serde(deserialize_with = "flag")]
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub team_allow_removing_all: bool,
 }
 
@@ -136,18 +136,6 @@ impl Default for OrganizationSettings {
             team_member_limit: 0,
             team_allow_removing_all: false,
         }
-    }
-}
-
-/// Booleans as they have always been read here: `true/false/1/0/yes/no/on/off`, any case.
-fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    let value = String::deserialize(deserializer)?;
-    match value.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(serde::de::Error::custom(format!(
-            "expected true or false, not {value:?}"
-        ))),
     }
 }
 
