@@ -64,13 +64,25 @@ start_stack() {
   done
   echo "gatehouse did not start:"; cat "$dir/gatehouse.log"; return 1
 }
+# A real OpenID provider for social sign-in (tests/oidc-provider), as `test-oidc`.
+npm ci --prefix tests/oidc-provider --no-audit --no-fund --silent
+(cd tests/oidc-provider && node --test)
+oidc_log="$(mktemp)"
+OIDC_PORT=9090 node tests/oidc-provider/server.mjs >"$oidc_log" 2>&1 &
+oidc_pid=$!
+for _ in $(seq 1 100); do
+  curl -fs http://127.0.0.1:9090/health >/dev/null 2>&1 && break
+  sleep 0.1
+done
+curl -fs http://127.0.0.1:9090/health >/dev/null || { echo "the OpenID provider did not start:"; cat "$oidc_log"; exit 1; }
+export SOCIAL_PROVIDERS='{"test-oidc":{"clientId":"gatehouse-test","clientSecret":"gatehouse-test-secret","discoveryUrl":"http://127.0.0.1:9090/.well-known/openid-configuration"}}'
 data_dir="$(mktemp -d)"
 # The billing intake suite signs its deliveries with this secret, as the payments platform would.
 export POLAR_WEBHOOK_SECRET="whsec_$(head -c 24 /dev/urandom | base64)"
 # Loopback allowed as a destination: the fan-out suite's receiver listens there.
 start_stack "$data_dir" POLAR_WEBHOOK_SECRET="$POLAR_WEBHOOK_SECRET" BILLING_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8
 gatehouse_pid=$stack_pid
-trap 'kill $gatehouse_pid $stack_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}" "${st_dir:-}"' EXIT
+trap 'kill $gatehouse_pid $stack_pid $oidc_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}" "${st_dir:-}" "$oidc_log"' EXIT
 export GATEHOUSE_URL="http://localhost:$port"
 # The admin tests make their admins with the same command an operator uses.
 export ADMIN_GRANT_CMD="DATA_DIR=$data_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse admin grant --email"

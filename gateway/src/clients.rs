@@ -16,6 +16,7 @@ use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::identity::v1::email_verification_service_client::EmailVerificationServiceClient;
 use gatehouse_proto::identity::v1::password_reset_service_client::PasswordResetServiceClient;
+use gatehouse_proto::identity::v1::social_service_client::SocialServiceClient;
 use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
 use gatehouse_proto::mailer::v1::mailbox_service_client::MailboxServiceClient;
 use gatehouse_proto::organization::v1::invitation_service_client::InvitationServiceClient;
@@ -62,6 +63,7 @@ pub struct Clients {
     pub admin: AdminServiceClient<ServiceChannel>,
     pub email_verification: EmailVerificationServiceClient<ServiceChannel>,
     pub password_reset: PasswordResetServiceClient<ServiceChannel>,
+    pub social: SocialServiceClient<ServiceChannel>,
     // session
     pub sessions: SessionServiceClient<ServiceChannel>,
     // mailer
@@ -95,7 +97,8 @@ impl Clients {
             usernames: UsernameServiceClient::new(identity.clone()),
             admin: AdminServiceClient::new(identity.clone()),
             email_verification: EmailVerificationServiceClient::new(identity.clone()),
-            password_reset: PasswordResetServiceClient::new(identity),
+            password_reset: PasswordResetServiceClient::new(identity.clone()),
+            social: SocialServiceClient::new(identity),
             sessions: SessionServiceClient::new(session),
             mailbox: MailboxServiceClient::new(mailer),
             organizations: OrganizationServiceClient::new(organization.clone()),

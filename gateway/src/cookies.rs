@@ -85,6 +85,8 @@ pub struct CookieNames {
     pub dont_remember: String,
     /// The admin's own session while they impersonate someone (admin plugin §10.7).
     pub admin_session: String,
+    /// A social sign-in's state, signed, for the provider's callback (5 minutes).
+    pub state: String,
 }
 
 /// Builds `Set-Cookie` values in better-auth's attribute order:
@@ -107,6 +109,7 @@ impl CookieJar {
                 session_data: name("session_data"),
                 dont_remember: name("dont_remember"),
                 admin_session: name("admin_session"),
+                state: name("state"),
             },
             secure: settings.secure,
         }

@@ -124,6 +124,12 @@ impl Requirement for RequestMeta {
     const REFUSALS: Refusals = Refusals::NONE;
 }
 
+/// A handler that reads a form body itself (a provider's `form_post` callback) requires
+/// nothing of its caller.
+impl<T> Requirement for axum::Form<T> {
+    const REFUSALS: Refusals = Refusals::NONE;
+}
+
 /// A handler, by the [`Requirement`] of its last argument; `M` tells the arities apart, as
 /// axum's `Handler` does.
 pub trait Requires<M> {

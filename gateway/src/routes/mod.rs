@@ -30,6 +30,7 @@ mod organization;
 mod password_reset;
 mod session;
 mod shared;
+mod social;
 mod team;
 mod username;
 
@@ -128,6 +129,7 @@ pub fn routes() -> Assembled {
     assemble([
         email_password::router(),
         username::router(),
+        social::router(),
         session::router(),
         account::router(),
         admin::router(),

@@ -1,7 +1,8 @@
 //! The identity service: users and the credentials they sign in with. One folder per
 //! capability, each matching a proto service and a gateway route group of the same name:
 //! `user/` (UserService), `email_password/` (EmailPasswordService), `account/`
-//! (AccountService), `username/` (UsernameService), `admin/` (AdminService). `password` is the hashing pool they share;
+//! (AccountService), `username/` (UsernameService), `admin/` (AdminService), `social/`
+//! (SocialService). `password` is the hashing pool they share;
 //! `convert` the one place domain types become proto messages.
 
 pub mod account;
@@ -13,6 +14,7 @@ pub mod email_verification;
 pub mod error;
 pub mod password;
 pub mod password_reset;
+pub mod social;
 pub mod user;
 pub mod username;
 pub mod verification;
@@ -81,6 +83,15 @@ async fn start(
     let accounts = account::Accounts::new(db.clone(), rules.clone(), config.username_rules())
         .with_delete_settings(config.delete_settings());
     let usernames = username::Usernames::new(db.clone(), config.username_rules(), rules.clone());
+    let social = social::Social::new(
+        db.clone(),
+        social::config::providers(&context.env)?,
+        social::config::AccountLinking::from_env(&context.env)?,
+        rules.clone(),
+    )?;
+    if social.provider_ids().next().is_some() {
+        tracing::info!(providers = ?social.provider_ids().collect::<Vec<_>>(), "social sign-in");
+    }
     Ok(GrpcServices::new()
         .serve(user::grpc::server(user::Users::new(db)))
         .serve(email_password::grpc::server(rules))
@@ -88,7 +99,8 @@ async fn start(
         .serve(username::grpc::server(usernames))
         .serve(admin::grpc::server(admin))
         .serve(email_verification::grpc::server(verification))
-        .serve(password_reset::grpc::server(resets)))
+        .serve(password_reset::grpc::server(resets))
+        .serve(social::grpc::server(social)))
 }
 
 /// Expired links are kept a day (a click answers `TOKEN_EXPIRED` rather than `INVALID_TOKEN`),
@@ -102,6 +114,12 @@ fn spawn_link_sweeper(db: gatehouse_kit::db::Db, shutdown: CancellationToken) {
                 Ok(0) => {}
                 Ok(count) => tracing::info!(count, "deleted expired mailed links"),
                 Err(error) => tracing::warn!(%error, "expired-link sweep failed"),
+            }
+            // Abandoned social sign-ins are of no use once expired.
+            if let Err(error) =
+                social::store::delete_expired_states(&db, gatehouse_kit::ids::now()).await
+            {
+                tracing::warn!(%error, "expired social-state sweep failed");
             }
             tokio::select! {
                 _ = tokio::time::sleep(INTERVAL) => {}

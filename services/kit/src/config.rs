@@ -279,9 +279,11 @@ pub fn optional_flag<'de, D: serde::Deserializer<'de>>(
 /// Which variables may come from `<NAME>_FILE`: those holding secrets or URLs with credentials.
 /// Other tools' `*_FILE` variables (`LLVM_PROFILE_FILE`, `TF_CLI_CONFIG_FILE`) are not ours.
 pub fn reads_from_file(name: &str) -> bool {
-    ["_SECRET", "_PASSWORD", "_TOKEN", "_KEY", "_URL"]
-        .iter()
-        .any(|suffix| name.ends_with(suffix))
+    // SOCIAL_PROVIDERS holds the providers' client secrets.
+    name == "SOCIAL_PROVIDERS"
+        || ["_SECRET", "_PASSWORD", "_TOKEN", "_KEY", "_URL"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix))
 }
 
 fn read_secret_file(name: &str, path: String) -> Result<String, ConfigError> {

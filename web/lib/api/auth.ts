@@ -287,6 +287,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callback/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the browser back: signs the user in and goes to the callback
+         *     URL (the new-user one for a user just created), or goes to the error callback (or the
+         *     error page) with `?error=<code>&error_description=…`.
+         */
+        get: operations["callback"];
+        put?: never;
+        /**
+         * A `form_post` callback (Apple, or `response_mode=form_post`): sent on to the `GET`
+         *     callback, so the browser's SameSite=Lax state cookie comes along (a cross-site POST
+         *     carries none).
+         */
+        post: operations["callback_form_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/change-email": {
         parameters: {
             query?: never;
@@ -1174,6 +1200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sign-in/social": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts a sign-in through a provider: answers its authorization URL (and a `Location` to
+         *     it unless `disableRedirect`) and sets the signed state cookie its callback needs.
+         */
+        post: operations["sign_in_social"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sign-in/username": {
         parameters: {
             query?: never;
@@ -1656,6 +1702,41 @@ export interface components {
             token: string;
             url?: string | null;
             user: components["schemas"]["User"];
+        };
+        SignInSocialBody: {
+            /** @description Accepted; not kept. */
+            additionalData?: Record<string, unknown> | null;
+            /** @description More authorization parameters (not the flow's own: `state`, `scope`, …). */
+            additionalParams?: {
+                [key: string]: string;
+            } | null;
+            /** @description Where the browser goes once signed in (default: the app's home). */
+            callbackURL?: string | null;
+            /** @description Answer the URL without a `Location` header. */
+            disableRedirect?: boolean | null;
+            /**
+             * @description Where a refusal goes, with `?error=<code>&error_description=…` (default: the error
+             *     page).
+             */
+            errorCallbackURL?: string | null;
+            /** @description A provider's ID token to sign in with directly: not supported yet. */
+            idToken?: Record<string, unknown> | null;
+            /** @description Passed to the provider as `login_hint`. */
+            loginHint?: string | null;
+            /** @description Where a user who was created by this sign-in goes instead. */
+            newUserCallbackURL?: string | null;
+            /** @description A configured provider's id (`SOCIAL_PROVIDERS`). */
+            provider: string;
+            /** @description Create the user even where the provider signs up only on request. */
+            requestSignUp?: boolean | null;
+            /** @description Asked for besides the provider's configured scopes. */
+            scopes?: string[] | null;
+        };
+        SignInSocialResponse: {
+            /** @description Whether the answer carries a `Location` header to it. */
+            redirect: boolean;
+            /** @description The provider's authorization URL. */
+            url: string;
         };
         SignInUsernameBody: {
             /** @description Returned as `url` (and `Location`) for the client to navigate to. */
@@ -3157,6 +3238,65 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    callback: {
+        parameters: {
+            query?: {
+                /** @description The sign-in's state */
+                state?: string;
+                /** @description The authorization code */
+                code?: string;
+                /** @description The provider's refusal */
+                error?: string;
+                /** @description Why */
+                error_description?: string;
+                /** @description The provider's issuer (RFC 9207) */
+                iss?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The provider */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in, to the callback URL; or refused, to the error callback or the error page */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callback_form_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description To `GET /callback/{id}` with the same parameters */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6767,6 +6907,100 @@ export interface operations {
             };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sign_in_social: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInSocialBody"];
+            };
+        };
+        responses: {
+            /** @description `{url, redirect}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInSocialResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The provider could not be reached */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -67,6 +67,31 @@ pub async fn create_user_with(
     extras: Extras,
     mail: impl FnOnce(&User) -> Option<crate::verification::Link>,
 ) -> Result<User, CreateError> {
+    let account = password_hash.map(|hash| NewAccount {
+        provider_id: CREDENTIAL_PROVIDER,
+        account_id: None,
+        password: Some(hash),
+    });
+    create_user_with_account(db, new, account, extras, mail).await
+}
+
+/// An account created with its user.
+pub struct NewAccount<'a> {
+    pub provider_id: &'a str,
+    /// The provider's id for the user; `None`: the user's own id (a credential account).
+    pub account_id: Option<&'a str>,
+    pub password: Option<&'a str>,
+}
+
+/// Creates the user with `account`, the `user.created` event and the link `mail` makes for
+/// the new user, atomically.
+pub async fn create_user_with_account(
+    db: &Db,
+    new: NewUser,
+    account: Option<NewAccount<'_>>,
+    extras: Extras,
+    mail: impl FnOnce(&User) -> Option<crate::verification::Link>,
+) -> Result<User, CreateError> {
     let now = ids::now();
     let defaults = User::new(new.name, new.email, new.image, now);
     let user = User {
@@ -111,16 +136,16 @@ pub async fn create_user_with(
         .bind(user.language)
         .execute(&mut tx)
         .await?;
-        if let Some(password_hash) = password_hash {
+        if let Some(account) = &account {
             query(
                 "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7)",
             )
             .bind(ids::new_id())
+            .bind(account.account_id.unwrap_or(user.id.as_str()))
+            .bind(account.provider_id)
             .bind(user.id.as_str())
-            .bind(CREDENTIAL_PROVIDER)
-            .bind(user.id.as_str())
-            .bind(password_hash)
+            .bind(account.password)
             .bind(now)
             .bind(now)
             .execute(&mut tx)

@@ -1,0 +1,317 @@
+//! The `social` group: `POST /sign-in/social` and `GET`/`POST /callback/{id}`
+//! (`gatehouse.identity.v1.SocialService`). The identity service keeps the pending state and
+//! talks to the provider; this group keeps the browser's signed state cookie, starts the
+//! session and says where the browser goes.
+
+use std::collections::BTreeMap;
+
+use axum::Form;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, header};
+use gatehouse_kit::errors::base;
+use gatehouse_proto::identity::v1 as identity_pb;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::Group;
+use super::shared::session::start_session;
+use crate::cookies;
+use crate::error::ApiError;
+use crate::extract::{Input, RequestMeta};
+use crate::openapi::{BodyErrors, ErrorBody};
+use crate::policy::{Policy, RateRule};
+use crate::reply::Reply;
+use crate::session_cookies;
+use crate::state::AppState;
+
+pub fn router() -> Group {
+    Group::new()
+        .route(
+            route!(sign_in_social),
+            Policy::DEFAULT.rate(RateRule::SignIn).form_login(),
+        )
+        .route(route!(callback, callback_form_post), Policy::DEFAULT)
+}
+
+/// How long the state cookie lives: the provider's sign-in page should not take longer.
+const STATE_COOKIE_MAX_AGE: u64 = 300;
+
+/// Authorization parameters a caller may not set: the flow's own.
+const RESERVED_PARAMS: [&str; 8] = [
+    "state",
+    "client_id",
+    "redirect_uri",
+    "response_type",
+    "code_challenge",
+    "code_challenge_method",
+    "nonce",
+    "scope",
+];
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInSocialBody {
+    /// A configured provider's id (`SOCIAL_PROVIDERS`).
+    #[schema(max_length = 64)]
+    provider: String,
+    /// Where the browser goes once signed in (default: the app's home).
+    #[schema(max_length = 2048)]
+    #[serde(rename = "callbackURL")]
+    callback_url: Option<String>,
+    /// Where a user who was created by this sign-in goes instead.
+    #[schema(max_length = 2048)]
+    #[serde(rename = "newUserCallbackURL")]
+    new_user_callback_url: Option<String>,
+    /// Where a refusal goes, with `?error=<code>&error_description=…` (default: the error
+    /// page).
+    #[schema(max_length = 2048)]
+    #[serde(rename = "errorCallbackURL")]
+    error_callback_url: Option<String>,
+    /// Answer the URL without a `Location` header.
+    disable_redirect: Option<bool>,
+    /// Asked for besides the provider's configured scopes.
+    scopes: Option<Vec<String>>,
+    /// Create the user even where the provider signs up only on request.
+    request_sign_up: Option<bool>,
+    /// Passed to the provider as `login_hint`.
+    #[schema(max_length = 254)]
+    login_hint: Option<String>,
+    /// More authorization parameters (not the flow's own: `state`, `scope`, …).
+    additional_params: Option<BTreeMap<String, String>>,
+    /// Accepted; not kept.
+    #[schema(value_type = Option<Object>)]
+    additional_data: Option<Value>,
+    /// A provider's ID token to sign in with directly: not supported yet.
+    #[schema(value_type = Option<Object>)]
+    id_token: Option<Value>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SignInSocialResponse {
+    /// The provider's authorization URL.
+    url: String,
+    /// Whether the answer carries a `Location` header to it.
+    redirect: bool,
+}
+
+/// Starts a sign-in through a provider: answers its authorization URL (and a `Location` to
+/// it unless `disableRedirect`) and sets the signed state cookie its callback needs.
+#[utoipa::path(post, path = "/sign-in/social", tag = "social", request_body = SignInSocialBody,
+    responses((status = 200, body = SignInSocialResponse, description = "`{url, redirect}`"),
+        (status = 404, body = ErrorBody, description = "`PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`)"),
+        (status = 502, body = ErrorBody, description = "The provider could not be reached"),
+        BodyErrors))]
+async fn sign_in_social(
+    State(state): State<AppState>,
+    Input { body, .. }: Input<SignInSocialBody>,
+) -> Result<Reply, ApiError> {
+    if body.id_token.is_some() {
+        return Err(base::ID_TOKEN_NOT_SUPPORTED.into());
+    }
+    let additional_params = body.additional_params.unwrap_or_default();
+    if let Some(reserved) = additional_params
+        .keys()
+        .find(|key| RESERVED_PARAMS.contains(&key.as_str()))
+    {
+        return Err(base::VALIDATION_ERROR
+            .with_message(format!(
+                "[body.additionalParams] {reserved} is set by the sign-in itself"
+            ))
+            .into());
+    }
+    let _ = body.additional_data;
+    let base_url = state.config.base_url.as_str().trim_end_matches('/');
+    let started = state
+        .social
+        .clone()
+        .start_social_sign_in(identity_pb::StartSocialSignInRequest {
+            redirect_uri: format!("{base_url}{}/callback/{}", crate::BASE_PATH, body.provider),
+            provider_id: body.provider,
+            callback_url: body
+                .callback_url
+                .filter(|url| !url.is_empty())
+                .unwrap_or_else(|| format!("{base_url}/")),
+            new_user_callback_url: body.new_user_callback_url,
+            error_callback_url: body.error_callback_url,
+            scopes: body.scopes.unwrap_or_default(),
+            login_hint: body.login_hint,
+            additional_params: additional_params.into_iter().collect(),
+            request_sign_up: body.request_sign_up.unwrap_or(false),
+        })
+        .await?
+        .into_inner();
+    let redirect = !body.disable_redirect.unwrap_or(false);
+    let mut reply = Reply::json(&SignInSocialResponse {
+        url: started.url.clone(),
+        redirect,
+    });
+    if redirect && let Ok(location) = HeaderValue::from_str(&started.url) {
+        reply
+            .response
+            .headers_mut()
+            .insert(header::LOCATION, location);
+    }
+    let jar = &state.cookies;
+    reply.set_cookie(&jar.set(
+        &jar.names.state,
+        &cookies::sign(state.config.secret(), &started.state),
+        Some(STATE_COOKIE_MAX_AGE),
+    ));
+    Ok(reply)
+}
+
+/// The provider's answer, as query parameters.
+struct CallbackParams {
+    state: Option<String>,
+    code: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+    iss: Option<String>,
+}
+
+/// Where the provider sends the browser back: signs the user in and goes to the callback
+/// URL (the new-user one for a user just created), or goes to the error callback (or the
+/// error page) with `?error=<code>&error_description=…`.
+#[utoipa::path(get, path = "/callback/{id}", tag = "social",
+    params(("id" = String, Path, description = "The provider"),
+           ("state" = Option<String>, Query, description = "The sign-in's state"),
+           ("code" = Option<String>, Query, description = "The authorization code"),
+           ("error" = Option<String>, Query, description = "The provider's refusal"),
+           ("error_description" = Option<String>, Query, description = "Why"),
+           ("iss" = Option<String>, Query, description = "The provider's issuer (RFC 9207)")),
+    responses((status = 302, description = "Signed in, to the callback URL; or refused, to the error callback or the error page")))]
+async fn callback(
+    State(state): State<AppState>,
+    Path(provider_id): Path<String>,
+    meta: RequestMeta,
+) -> Result<Reply, ApiError> {
+    let params = CallbackParams {
+        state: meta.query("state").map(str::to_string),
+        code: meta.query("code").map(str::to_string),
+        error: meta.query("error").map(str::to_string),
+        error_description: meta.query("error_description").map(str::to_string),
+        iss: meta.query("iss").map(str::to_string),
+    };
+    let error_page = format!(
+        "{}{}/error",
+        state.config.base_url.as_str().trim_end_matches('/'),
+        crate::BASE_PATH
+    );
+    let Some(sign_in_state) = params.state.filter(|s| !s.is_empty()) else {
+        return Ok(Reply::redirect(&with_error(
+            &error_page,
+            "state_not_found",
+            "The sign-in came back without its state. Please restart the process.",
+        )));
+    };
+    let jar = &state.cookies;
+    let cookie_state = meta
+        .headers
+        .get(header::COOKIE)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| cookies::read(h, &jar.names.state).map(|c| c.into_owned()))
+        .and_then(|signed| cookies::verify(state.config.secret(), &signed));
+    let finished = state
+        .social
+        .clone()
+        .finish_social_sign_in(identity_pb::FinishSocialSignInRequest {
+            redirect_uri: format!(
+                "{}{}/callback/{provider_id}",
+                state.config.base_url.as_str().trim_end_matches('/'),
+                crate::BASE_PATH
+            ),
+            provider_id,
+            state_cookie_matches: cookie_state.as_deref() == Some(sign_in_state.as_str()),
+            state: sign_in_state,
+            code: params.code,
+            error: params.error,
+            error_description: params.error_description,
+            iss: params.iss,
+        })
+        .await?
+        .into_inner();
+    let expire_state = jar.expire(&jar.names.state);
+    match (finished.user, finished.error) {
+        (Some(user), None) => {
+            let data = start_session(&state, &meta, user, true).await?;
+            let mut reply = Reply::redirect(&finished.redirect_to);
+            reply.set_cookie(&expire_state);
+            reply.set_cookies(session_cookies::issue(&state, &meta, &data, true));
+            Ok(reply)
+        }
+        (_, error) => {
+            let target = if finished.redirect_to.is_empty() {
+                error_page.as_str()
+            } else {
+                finished.redirect_to.as_str()
+            };
+            let mut reply = Reply::redirect(&with_error(
+                target,
+                error.as_deref().unwrap_or("unable_to_create_session"),
+                finished.error_description.as_deref().unwrap_or_default(),
+            ));
+            reply.set_cookie(&expire_state);
+            Ok(reply)
+        }
+    }
+}
+
+/// A `form_post` callback (Apple, or `response_mode=form_post`): sent on to the `GET`
+/// callback, so the browser's SameSite=Lax state cookie comes along (a cross-site POST
+/// carries none).
+#[utoipa::path(post, path = "/callback/{id}", tag = "social",
+    params(("id" = String, Path, description = "The provider")),
+    responses((status = 302, description = "To `GET /callback/{id}` with the same parameters")))]
+async fn callback_form_post(
+    State(state): State<AppState>,
+    Path(provider_id): Path<String>,
+    Form(form): Form<BTreeMap<String, String>>,
+) -> Reply {
+    let mut url = format!(
+        "{}{}/callback/{}",
+        state.config.base_url.as_str().trim_end_matches('/'),
+        crate::BASE_PATH,
+        utf8_path(&provider_id)
+    );
+    let query: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&form)
+        .finish();
+    if !query.is_empty() {
+        url.push('?');
+        url.push_str(&query);
+    }
+    Reply::redirect(&url)
+}
+
+fn utf8_path(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
+}
+
+/// `target` with `error` and `error_description` added to its query.
+fn with_error(target: &str, error: &str, description: &str) -> String {
+    let mut pairs = url::form_urlencoded::Serializer::new(String::new());
+    pairs.append_pair("error", error);
+    if !description.is_empty() {
+        pairs.append_pair("error_description", description);
+    }
+    let separator = if target.contains('?') { '&' } else { '?' };
+    format!("{target}{separator}{}", pairs.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_added_to_the_target_s_query() {
+        assert_eq!(
+            with_error("/sign-in", "no_code", "No code."),
+            "/sign-in?error=no_code&error_description=No+code."
+        );
+        assert_eq!(
+            with_error("https://app.example/x?tab=1", "state_mismatch", ""),
+            "https://app.example/x?tab=1&error=state_mismatch"
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! `gatehouse.identity.v1.SocialService`.
+
+use gatehouse_kit::errors::base;
+use gatehouse_proto::identity::v1 as pb;
+use gatehouse_proto::identity::v1::social_service_server::{SocialService, SocialServiceServer};
+use tonic::{Request, Response, Status};
+
+use super::{Callback, Finished, Social, Start};
+
+pub fn server(social: Social) -> SocialServiceServer<Social> {
+    SocialServiceServer::new(social)
+}
+
+fn nonempty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.is_empty())
+}
+
+#[tonic::async_trait]
+impl SocialService for Social {
+    async fn list_providers(
+        &self,
+        _: Request<pb::ListProvidersRequest>,
+    ) -> Result<Response<pb::ListProvidersResponse>, Status> {
+        let providers = self
+            .provider_ids()
+            .map(|id| pb::SocialProvider {
+                id: id.to_string(),
+                name: id.to_string(),
+            })
+            .collect();
+        Ok(Response::new(pb::ListProvidersResponse { providers }))
+    }
+
+    async fn start_social_sign_in(
+        &self,
+        request: Request<pb::StartSocialSignInRequest>,
+    ) -> Result<Response<pb::StartSocialSignInResponse>, Status> {
+        let r = request.into_inner();
+        if r.redirect_uri.is_empty() || r.callback_url.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message("redirect_uri and callback_url are required")
+                .into());
+        }
+        let (url, state) = self
+            .start(Start {
+                provider_id: r.provider_id,
+                callback_url: r.callback_url,
+                new_user_callback_url: nonempty(r.new_user_callback_url),
+                error_callback_url: nonempty(r.error_callback_url),
+                scopes: r.scopes,
+                login_hint: nonempty(r.login_hint),
+                additional_params: r.additional_params.into_iter().collect(),
+                request_sign_up: r.request_sign_up,
+                redirect_uri: r.redirect_uri,
+            })
+            .await?;
+        Ok(Response::new(pb::StartSocialSignInResponse { url, state }))
+    }
+
+    async fn finish_social_sign_in(
+        &self,
+        request: Request<pb::FinishSocialSignInRequest>,
+    ) -> Result<Response<pb::FinishSocialSignInResponse>, Status> {
+        let r = request.into_inner();
+        let finished = self
+            .finish(Callback {
+                provider_id: r.provider_id,
+                state: r.state,
+                state_cookie_matches: r.state_cookie_matches,
+                code: r.code,
+                error: r.error,
+                error_description: r.error_description,
+                iss: r.iss,
+                redirect_uri: r.redirect_uri,
+            })
+            .await?;
+        Ok(Response::new(match finished {
+            Finished::SignedIn {
+                user,
+                new_user,
+                redirect_to,
+            } => pb::FinishSocialSignInResponse {
+                user: Some(user.into()),
+                new_user,
+                redirect_to,
+                ..Default::default()
+            },
+            Finished::Refused {
+                error,
+                description,
+                redirect_to,
+            } => pb::FinishSocialSignInResponse {
+                redirect_to,
+                error: Some(error),
+                error_description: Some(description),
+                ..Default::default()
+            },
+        }))
+    }
+}

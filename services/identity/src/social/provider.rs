@@ -1,0 +1,331 @@
+//! A configured provider at work: its endpoints (an OpenID provider's read from its discovery
+//! document on first use, and again after a failure), the authorization URL, the code
+//! exchange (the `oauth2` crate, through the workspace's reqwest) and the user's profile.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use gatehouse_kit::config::ExposeSecret;
+use oauth2::basic::BasicClient;
+use oauth2::{
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
+    PkceCodeVerifier, RedirectUrl, Scope, TokenResponse, TokenUrl,
+};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::OnceCell;
+use url::Url;
+
+use super::config::{Endpoints, ProviderConfig};
+
+/// How long a provider may take to answer one call.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    #[error("{0}")]
+    Http(#[from] reqwest::Error),
+    #[error("{0}")]
+    Response(#[from] http::Error),
+    #[error("{what}: {detail}")]
+    Unexpected { what: &'static str, detail: String },
+}
+
+fn unexpected(what: &'static str, detail: impl ToString) -> ProviderError {
+    ProviderError::Unexpected {
+        what,
+        detail: detail.to_string(),
+    }
+}
+
+/// Where a provider is reached, resolved.
+#[derive(Clone, Debug)]
+struct Resolved {
+    authorization: Url,
+    token: Url,
+    user_info: Url,
+    /// An OpenID provider's issuer: the callback's `iss` must be this.
+    issuer: Option<String>,
+}
+
+/// An OpenID Connect discovery document, the fields used.
+#[derive(Deserialize)]
+struct Discovery {
+    issuer: String,
+    authorization_endpoint: Url,
+    token_endpoint: Url,
+    userinfo_endpoint: Option<Url>,
+}
+
+/// What a provider says about the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// The provider's id for the user (`sub`, or `id`).
+    pub id: String,
+    /// Lower-cased.
+    pub email: Option<String>,
+    pub email_verified: bool,
+    pub name: String,
+    pub image: Option<String>,
+}
+
+/// A `BasicClient` with its authorization and token endpoints set.
+type OAuthClient = oauth2::Client<
+    oauth2::basic::BasicErrorResponse,
+    oauth2::basic::BasicTokenResponse,
+    oauth2::basic::BasicTokenIntrospectionResponse,
+    oauth2::StandardRevocableToken,
+    oauth2::basic::BasicRevocationErrorResponse,
+    oauth2::EndpointSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+>;
+
+pub struct Provider {
+    pub config: ProviderConfig,
+    resolved: OnceCell<Resolved>,
+    http: reqwest::Client,
+}
+
+/// The authorization URL of one sign-in, and the PKCE verifier its callback needs.
+pub struct Authorization {
+    pub url: Url,
+    pub code_verifier: Option<String>,
+}
+
+impl Provider {
+    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
+        // The tree's one TLS provider (ring); a no-op where a main installed it already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(CALL_TIMEOUT)
+            .connect_timeout(CALL_TIMEOUT.min(Duration::from_secs(5)))
+            .user_agent(concat!("Gatehouse/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self {
+            config,
+            resolved: OnceCell::new(),
+            http,
+        })
+    }
+
+    async fn resolved(&self) -> Result<&Resolved, ProviderError> {
+        self.resolved
+            .get_or_try_init(|| async {
+                match &self.config.endpoints {
+                    Endpoints::Manual {
+                        authorization,
+                        token,
+                        user_info,
+                    } => Ok(Resolved {
+                        authorization: authorization.clone(),
+                        token: token.clone(),
+                        user_info: user_info.clone(),
+                        issuer: None,
+                    }),
+                    Endpoints::Discovery(url) => {
+                        let discovery: Discovery = self
+                            .http
+                            .get(url.clone())
+                            .send()
+                            .await?
+                            .error_for_status()?
+                            .json()
+                            .await?;
+                        let user_info = discovery
+                            .userinfo_endpoint
+                            .ok_or_else(|| unexpected("discovery", "no userinfo_endpoint"))?;
+                        Ok(Resolved {
+                            authorization: discovery.authorization_endpoint,
+                            token: discovery.token_endpoint,
+                            user_info,
+                            issuer: Some(discovery.issuer),
+                        })
+                    }
+                }
+            })
+            .await
+    }
+
+    /// The issuer the callback's `iss` must name, for an OpenID provider.
+    pub async fn issuer(&self) -> Result<Option<String>, ProviderError> {
+        Ok(self.resolved().await?.issuer.clone())
+    }
+
+    pub fn is_openid(&self) -> bool {
+        matches!(self.config.endpoints, Endpoints::Discovery(_))
+    }
+
+    fn client(
+        &self,
+        resolved: &Resolved,
+        redirect_uri: &str,
+    ) -> Result<OAuthClient, ProviderError> {
+        let redirect = self.config.redirect_uri.as_deref().unwrap_or(redirect_uri);
+        Ok(
+            BasicClient::new(ClientId::new(self.config.client_id.clone()))
+                .set_client_secret(ClientSecret::new(
+                    self.config.client_secret.expose_secret().to_string(),
+                ))
+                .set_auth_uri(AuthUrl::from_url(resolved.authorization.clone()))
+                .set_token_uri(TokenUrl::from_url(resolved.token.clone()))
+                .set_redirect_uri(
+                    RedirectUrl::new(redirect.to_string())
+                        .map_err(|e| unexpected("redirect URI", e))?,
+                )
+                // better-auth's default: client_secret_post.
+                .set_auth_type(AuthType::RequestBody),
+        )
+    }
+
+    /// The URL that sends the browser to the provider for one sign-in.
+    pub async fn authorize(
+        &self,
+        state: &str,
+        nonce: &str,
+        scopes: &[String],
+        login_hint: Option<&str>,
+        extra: &[(String, String)],
+        redirect_uri: &str,
+    ) -> Result<Authorization, ProviderError> {
+        let resolved = self.resolved().await?;
+        let client = self.client(resolved, redirect_uri)?;
+        let state = state.to_string();
+        let mut request = client
+            .authorize_url(move || CsrfToken::new(state))
+            .add_scopes(scopes.iter().cloned().map(Scope::new));
+        let mut code_verifier = None;
+        if self.config.pkce {
+            // 96 random bytes: a 128-character verifier, as better-auth's.
+            let (challenge, verifier) = PkceCodeChallenge::new_random_sha256_len(96);
+            request = request.set_pkce_challenge(challenge);
+            code_verifier = Some(verifier.secret().to_string());
+        }
+        if self.is_openid() {
+            request = request.add_extra_param("nonce", nonce);
+        }
+        if let Some(hint) = login_hint {
+            request = request.add_extra_param("login_hint", hint);
+        }
+        if let Some(prompt) = &self.config.prompt {
+            request = request.add_extra_param("prompt", prompt);
+        }
+        for (key, value) in extra {
+            request = request.add_extra_param(key, value);
+        }
+        let (url, _) = request.url();
+        Ok(Authorization { url, code_verifier })
+    }
+
+    /// Exchanges the callback's code for an access token.
+    pub async fn exchange(
+        &self,
+        code: &str,
+        code_verifier: Option<&str>,
+        redirect_uri: &str,
+    ) -> Result<String, ProviderError> {
+        let resolved = self.resolved().await?;
+        let client = self.client(resolved, redirect_uri)?;
+        let mut request = client.exchange_code(AuthorizationCode::new(code.to_string()));
+        if let Some(verifier) = code_verifier {
+            request = request.set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()));
+        }
+        let token = request
+            .request_async(&Http(self.http.clone()))
+            .await
+            .map_err(|e| unexpected("token exchange", e))?;
+        Ok(token.access_token().secret().to_string())
+    }
+
+    /// The user as the provider's user-info endpoint describes them.
+    pub async fn profile(&self, access_token: &str) -> Result<Profile, ProviderError> {
+        let resolved = self.resolved().await?;
+        let claims: Value = self
+            .http
+            .get(resolved.user_info.clone())
+            .bearer_auth(access_token)
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))
+    }
+}
+
+/// oauth2's requests, through the workspace's client.
+struct Http(reqwest::Client);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for Http {
+    type Error = ProviderError;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<oauth2::HttpResponse, ProviderError>> + Send + 'c>>;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let response = self
+                .0
+                .request(parts.method, parts.uri.to_string())
+                .headers(parts.headers)
+                .body(body)
+                .send()
+                .await?;
+            let mut builder = http::Response::builder().status(response.status());
+            if let Some(headers) = builder.headers_mut() {
+                headers.extend(response.headers().clone());
+            }
+            Ok(builder.body(response.bytes().await?.to_vec())?)
+        })
+    }
+}
+
+/// OpenID's standard claims (`sub`, `email`, `email_verified`, `name`, `picture`), with
+/// plain OAuth 2's `id` for `sub`.
+fn profile_of(claims: &Value) -> Option<Profile> {
+    let text = |key: &str| match claims.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let id = text("sub").or_else(|| text("id"))?;
+    let email_verified = match claims.get("email_verified") {
+        Some(Value::Bool(verified)) => *verified,
+        Some(Value::String(verified)) => verified == "true",
+        _ => false,
+    };
+    Some(Profile {
+        id,
+        email: text("email").map(|e| e.trim().to_lowercase()),
+        email_verified,
+        name: text("name").unwrap_or_default(),
+        image: text("picture"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn profiles_read_openid_claims_and_oauth_ids() {
+        let openid = profile_of(&json!({"sub": "s1", "email": "Bob@Example.com",
+            "email_verified": true, "name": "Bob", "picture": "https://x/p.png"}))
+        .unwrap();
+        assert_eq!(openid.id, "s1");
+        assert_eq!(openid.email.as_deref(), Some("bob@example.com"));
+        assert!(openid.email_verified);
+        let oauth = profile_of(&json!({"id": 42, "email_verified": "false"})).unwrap();
+        assert_eq!(
+            (oauth.id.as_str(), oauth.email, oauth.email_verified),
+            ("42", None, false)
+        );
+        assert!(profile_of(&json!({"email": "a@b"})).is_none());
+    }
+}

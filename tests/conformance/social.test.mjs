@@ -1,0 +1,235 @@
+// Social sign-in through the official client against a real OpenID provider
+// (tests/oidc-provider, started by scripts/test.sh on 127.0.0.1:9090 and configured as
+// `test-oidc` in SOCIAL_PROVIDERS). The provider picks its user by `login_hint`, so each test
+// names the person who "signs in" at the provider.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { AUTH_URL, BASE_URL, GATEHOUSE, PASSWORD, newBrowser, postJson, uniqueEmail } from "./helpers.mjs";
+import { latestMail } from "./mail.mjs";
+
+const PROVIDER = "test-oidc";
+const ISSUER = "http://127.0.0.1:9090";
+const STATE_COOKIE = "better-auth.state";
+
+/** Follows the provider's redirects (its own cookies kept apart) up to our callback URL. */
+async function atProvider(url) {
+  const cookies = new Map();
+  for (let hop = 0; hop < 20; hop += 1) {
+    if (url.startsWith(`${AUTH_URL}/callback/`)) return { callback: url };
+    const response = await fetch(url, {
+      redirect: "manual",
+      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; ") },
+    });
+    for (const raw of response.headers.getSetCookie()) {
+      const [pair] = raw.split(";");
+      const at = pair.indexOf("=");
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    const location = response.headers.get("location");
+    if (!location) return { page: await response.text(), status: response.status };
+    url = new URL(location, url).href;
+  }
+  throw new Error("the provider redirected too many times");
+}
+
+/** A whole sign-in: the client starts it, the provider answers, the browser comes back. */
+async function signInSocial(browser, { loginHint, ...options } = {}) {
+  const started = await browser.client.signIn.social({
+    provider: PROVIDER,
+    loginHint,
+    disableRedirect: true,
+    ...options,
+  });
+  assert.equal(started.error, null, JSON.stringify(started.error));
+  assert.equal(started.data.redirect, false);
+  const authorize = new URL(started.data.url);
+  const { callback } = await atProvider(authorize.href);
+  assert.ok(callback, "the provider sent the browser back");
+  const response = await browser.jar.fetch(callback, { redirect: "manual" });
+  return { authorize, callback: new URL(callback), response, location: response.headers.get("location") };
+}
+
+test("a new user signs in through the provider and lands on the new-user page", async () => {
+  const browser = newBrowser();
+  const email = uniqueEmail("social-new");
+  const { authorize, callback, response, location } = await signInSocial(browser, {
+    loginHint: email,
+    callbackURL: "/dashboard",
+    newUserCallbackURL: "/welcome",
+  });
+  // The authorization request as better-auth makes it.
+  assert.equal(authorize.origin, ISSUER);
+  assert.equal(authorize.searchParams.get("response_type"), "code");
+  assert.equal(authorize.searchParams.get("client_id"), "gatehouse-test");
+  assert.equal(authorize.searchParams.get("redirect_uri"), `${AUTH_URL}/callback/${PROVIDER}`);
+  assert.deepEqual(authorize.searchParams.get("scope").split(" ").sort(), ["email", "openid", "profile"]);
+  assert.equal(authorize.searchParams.get("code_challenge_method"), "S256");
+  assert.equal(authorize.searchParams.get("state").length, 32);
+  assert.ok(authorize.searchParams.get("nonce"));
+  assert.equal(callback.searchParams.get("iss"), ISSUER);
+
+  assert.equal(response.status, 302);
+  assert.equal(location, "/welcome");
+  assert.equal(browser.jar.has(STATE_COOKIE), false, "the state cookie is used up");
+  const session = await browser.client.getSession();
+  assert.equal(session.data.user.email, email);
+  assert.equal(session.data.user.emailVerified, true, "the provider verified the address");
+  const accounts = await browser.client.listAccounts();
+  assert.deepEqual(accounts.data.map((a) => a.providerId), [PROVIDER]);
+});
+
+test("a returning user is signed in to the same account and goes to the callback URL", async () => {
+  const email = uniqueEmail("social-back");
+  const first = newBrowser();
+  await signInSocial(first, { loginHint: email, callbackURL: "/dashboard" });
+  const firstUser = (await first.client.getSession()).data.user;
+
+  const second = newBrowser();
+  const { location } = await signInSocial(second, {
+    loginHint: email,
+    callbackURL: "/dashboard",
+    newUserCallbackURL: "/welcome",
+  });
+  assert.equal(location, "/dashboard");
+  assert.equal((await second.client.getSession()).data.user.id, firstUser.id);
+});
+
+test("a verified address of an email user is linked; an unverified one is not", async () => {
+  // An email user with an unverified address: the provider's verified address does not link
+  // to it (better-auth's requireLocalEmailVerified), and says why.
+  const email = uniqueEmail("social-link");
+  const owner = newBrowser();
+  const signedUp = await owner.client.signUp.email({ email, password: PASSWORD, name: "Owner" });
+  assert.equal(signedUp.error, null);
+  const browser = newBrowser();
+  const { location } = await signInSocial(browser, {
+    loginHint: email,
+    errorCallbackURL: "/sign-in",
+  });
+  const refused = new URL(location, BASE_URL);
+  assert.equal(refused.pathname, "/sign-in");
+  assert.equal(refused.searchParams.get("error"), "account_not_linked");
+  assert.match(refused.searchParams.get("error_description"), /not verified/);
+  assert.equal((await browser.client.getSession()).data, null);
+
+  // Once the address is verified, the same sign-in links the provider to that user.
+  const before = Date.now();
+  const sent = await owner.client.sendVerificationEmail({ email });
+  assert.equal(sent.error, null);
+  const mail = await latestMail(email, { after: before, timeoutMs: 10000 });
+  assert.ok(mail?.url, "a verification mail came");
+  await fetch(mail.url, { redirect: "manual" });
+  const linked = await signInSocial(browser, { loginHint: email, callbackURL: "/dashboard" });
+  assert.equal(linked.location, "/dashboard");
+  const session = await browser.client.getSession();
+  assert.equal(session.data.user.id, signedUp.data.user.id);
+  const accounts = await browser.client.listAccounts();
+  assert.deepEqual(accounts.data.map((a) => a.providerId).sort(), ["credential", PROVIDER]);
+});
+
+test("the provider's own refusal and a missing address come back as redirect errors", async () => {
+  const refusing = newBrowser();
+  const denied = await signInSocial(refusing, {
+    loginHint: uniqueEmail("deny"),
+    errorCallbackURL: "/sign-in",
+  });
+  const target = new URL(denied.location, BASE_URL);
+  assert.equal(target.searchParams.get("error"), "access_denied");
+  assert.equal(target.searchParams.get("error_description"), "The user refused");
+
+  const anonymous = newBrowser();
+  const noEmail = await signInSocial(anonymous, {
+    loginHint: uniqueEmail("noemail"),
+    errorCallbackURL: "/sign-in",
+  });
+  assert.equal(new URL(noEmail.location, BASE_URL).searchParams.get("error"), "email_not_found");
+  assert.equal((await anonymous.client.getSession()).data, null);
+});
+
+test("a callback without the browser's state cookie, or used twice, is refused", async () => {
+  const browser = newBrowser();
+  const started = await browser.client.signIn.social({
+    provider: PROVIDER,
+    loginHint: uniqueEmail("social-state"),
+    errorCallbackURL: "/sign-in",
+    disableRedirect: true,
+  });
+  const { callback } = await atProvider(started.data.url);
+  // Another browser brings the code back: the state is not its own.
+  const stranger = newBrowser();
+  const stolen = await stranger.jar.fetch(callback, { redirect: "manual" });
+  const stolenTarget = new URL(stolen.headers.get("location"), BASE_URL);
+  assert.equal(stolenTarget.pathname, "/sign-in");
+  assert.equal(stolenTarget.searchParams.get("error"), "state_mismatch");
+  assert.equal((await stranger.client.getSession()).data, null);
+  // The owner's browser still finishes it (the state was not used up), once.
+  const own = await browser.jar.fetch(callback, { redirect: "manual" });
+  assert.equal(own.status, 302);
+  assert.ok((await browser.client.getSession()).data);
+  const again = await browser.jar.fetch(callback, { redirect: "manual" });
+  const againTarget = new URL(again.headers.get("location"), BASE_URL);
+  assert.equal(againTarget.pathname, "/api/auth/error");
+  assert.equal(againTarget.searchParams.get("error"), "state_mismatch");
+  // No state at all.
+  const bare = await browser.jar.fetch(`${AUTH_URL}/callback/${PROVIDER}?code=x`, { redirect: "manual" });
+  assert.equal(new URL(bare.headers.get("location")).searchParams.get("error"), "state_not_found");
+});
+
+test("a form_post callback is sent on to GET with its parameters", async () => {
+  const browser = newBrowser();
+  const email = uniqueEmail("social-form");
+  const started = await browser.client.signIn.social({
+    provider: PROVIDER,
+    loginHint: email,
+    callbackURL: "/dashboard",
+    additionalParams: { response_mode: "form_post" },
+    disableRedirect: true,
+  });
+  const { page } = await atProvider(started.data.url);
+  assert.ok(page, "the provider answers an auto-submitting form");
+  const action = /action="([^"]+)"/.exec(page)[1];
+  const fields = Object.fromEntries(
+    [...page.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
+  assert.equal(action, `${AUTH_URL}/callback/${PROVIDER}`);
+  // The provider's page posts cross-site: no cookies, another origin.
+  const posted = await fetch(action, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: ISSUER },
+    body: new URLSearchParams(fields),
+  });
+  assert.equal(posted.status, 302);
+  const get = new URL(posted.headers.get("location"));
+  assert.equal(`${get.origin}${get.pathname}`, `${AUTH_URL}/callback/${PROVIDER}`);
+  assert.equal(get.searchParams.get("state"), fields.state);
+  const finished = await browser.jar.fetch(get.href, { redirect: "manual" });
+  assert.equal(finished.headers.get("location"), "/dashboard");
+  assert.equal((await browser.client.getSession()).data.user.email, email);
+});
+
+test("bad starts are refused in the protocol's shape and change nothing", async () => {
+  const browser = newBrowser();
+  const unknown = await postJson(browser.jar, "/sign-in/social", { provider: "nowhere" });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json.code, "PROVIDER_NOT_FOUND");
+  const reserved = await postJson(browser.jar, "/sign-in/social", {
+    provider: PROVIDER,
+    additionalParams: { state: "mine" },
+  });
+  assert.equal(reserved.status, 400);
+  assert.equal(reserved.json.code, "VALIDATION_ERROR");
+  const untrusted = await postJson(browser.jar, "/sign-in/social", {
+    provider: PROVIDER,
+    callbackURL: "https://evil.example/",
+  });
+  assert.equal(untrusted.status, 403);
+  assert.equal(untrusted.json.code, "INVALID_CALLBACK_URL");
+  assert.equal(browser.jar.has(STATE_COOKIE), false, "no sign-in was started");
+  if (GATEHOUSE) {
+    const redirect = await postJson(browser.jar, "/sign-in/social", { provider: PROVIDER });
+    assert.equal(redirect.status, 200);
+    assert.equal(redirect.json.redirect, true);
+    assert.equal(redirect.headers.get("location"), redirect.json.url);
+  }
+});
