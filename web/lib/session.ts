@@ -9,6 +9,7 @@ import { unwrap, type ApiError } from "./errors";
  */
 export const keys = {
   session: "auth/session",
+  socialProviders: "auth/social-providers",
   sessions: (userId: string) => ["auth/sessions", userId] as const,
   canAdminister: (userId: string) => ["auth/can-list-users", userId] as const,
   adminUsers: (userId: string, query: object) => ["admin/users", userId, JSON.stringify(query)] as const,

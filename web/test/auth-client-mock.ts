@@ -5,7 +5,8 @@ import { vi } from "vitest";
  * client hands them over, so the tests exercise the forms' own validation and error mapping.
  */
 export const client = {
-  signIn: { email: vi.fn(), username: vi.fn() },
+  signIn: { email: vi.fn(), username: vi.fn(), social: vi.fn() },
+  $fetch: vi.fn(),
   signUp: { email: vi.fn() },
   changePassword: vi.fn(),
   updateUser: vi.fn(),

@@ -124,6 +124,11 @@ impl Requirement for RequestMeta {
     const REFUSALS: Refusals = Refusals::NONE;
 }
 
+/// A handler that takes nothing of the request but the state requires nothing of its caller.
+impl<T> Requirement for axum::extract::State<T> {
+    const REFUSALS: Refusals = Refusals::NONE;
+}
+
 /// A handler that reads a form body itself (a provider's `form_post` callback) requires
 /// nothing of its caller.
 impl<T> Requirement for axum::Form<T> {

@@ -19,7 +19,7 @@ use super::shared::session::start_session;
 use crate::cookies;
 use crate::error::ApiError;
 use crate::extract::{Input, RequestMeta};
-use crate::openapi::{BodyErrors, ErrorBody};
+use crate::openapi::{BodyErrors, ErrorBody, QueryErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::session_cookies;
@@ -32,6 +32,43 @@ pub fn router() -> Group {
             Policy::DEFAULT.rate(RateRule::SignIn).form_login(),
         )
         .route(route!(callback, callback_form_post), Policy::DEFAULT)
+        .route(route!(social_providers), Policy::DEFAULT)
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SocialProvider {
+    /// What `signIn.social` takes as `provider`.
+    id: String,
+    /// What its button says.
+    name: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SocialProviders {
+    providers: Vec<SocialProvider>,
+}
+
+/// The configured providers, for the sign-in screens (not better-auth's: its apps list their
+/// providers in their own code; here they come from `SOCIAL_PROVIDERS`).
+#[utoipa::path(get, path = "/social-providers", tag = "social",
+    responses((status = 200, body = SocialProviders, description = "Every configured provider, by id"), QueryErrors))]
+async fn social_providers(State(state): State<AppState>) -> Result<Reply, ApiError> {
+    let listed = state
+        .social
+        .clone()
+        .list_providers(identity_pb::ListProvidersRequest {})
+        .await?
+        .into_inner();
+    Ok(Reply::json(&SocialProviders {
+        providers: listed
+            .providers
+            .into_iter()
+            .map(|p| SocialProvider {
+                id: p.id,
+                name: p.name,
+            })
+            .collect(),
+    }))
 }
 
 /// How long the state cookie lives: the provider's sign-in page should not take longer.

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { currentCallback, withCallback } from "@/lib/callback";
 import { resetCache, useSession } from "@/lib/session";
 import { SignInForm } from "./SignInForm";
+import { SocialButtons } from "./SocialButtons";
 import { SignUpForm } from "./SignUpForm";
 
 /** Sign-in or sign-up; afterwards (or when already signed in) on to the callback. */
@@ -20,9 +21,15 @@ export function AuthPage({ mode }: { mode: "sign-in" | "sign-up" }) {
     await resetCache();
     router.replace(currentCallback());
   };
-  return mode === "sign-in" ? (
-    <SignInForm onSignedIn={done} signUpHref={withCallback("/sign-up/", callback)} />
-  ) : (
-    <SignUpForm onSignedUp={done} signInHref={withCallback("/sign-in/", callback)} />
+  const page = withCallback(`/${mode}/`, callback);
+  return (
+    <>
+      {mode === "sign-in" ? (
+        <SignInForm onSignedIn={done} signUpHref={withCallback("/sign-up/", callback)} />
+      ) : (
+        <SignUpForm onSignedUp={done} signInHref={withCallback("/sign-in/", callback)} />
+      )}
+      <SocialButtons callback={callback} page={page} />
+    </>
   );
 }

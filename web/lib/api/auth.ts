@@ -1271,6 +1271,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/social-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configured providers, for the sign-in screens (not better-auth's: its apps list their
+         *     providers in their own code; here they come from `SOCIAL_PROVIDERS`).
+         */
+        get: operations["social_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/update-user": {
         parameters: {
             query?: never;
@@ -1791,6 +1811,15 @@ export interface components {
         SignUpResponse: {
             token?: string | null;
             user: components["schemas"]["User"];
+        };
+        SocialProvider: {
+            /** @description What `signIn.social` takes as `provider`. */
+            id: string;
+            /** @description What its button says. */
+            name: string;
+        };
+        SocialProviders: {
+            providers: components["schemas"]["SocialProvider"][];
         };
         /** @description better-auth's `{"status": true}`. */
         StatusResponse: {
@@ -7278,6 +7307,56 @@ export interface operations {
             };
             /** @description `USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL`, `FAILED_TO_CREATE_USER` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    social_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every configured provider, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialProviders"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

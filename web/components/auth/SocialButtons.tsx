@@ -1,0 +1,54 @@
+"use client";
+import { useEffect, useState } from "react";
+import { authClient } from "@/lib/auth-client";
+import { describe, settle } from "@/lib/errors";
+import { Button } from "../Button";
+import { FormAlert } from "../FormAlert";
+import { useSocialProviders } from "./hooks";
+
+/**
+ * A button per configured provider. The browser leaves for the provider and comes back to
+ * `callback`; a refusal comes back to this page with `?error=` and a sentence, shown here.
+ */
+export function SocialButtons({ callback, page }: { callback: string; page: string }) {
+  const { data: providers } = useSocialProviders();
+  const [pending, setPending] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | undefined>();
+
+  // A refused sign-in lands here: say why (the provider's or our words).
+  useEffect(() => {
+    const query = new URLSearchParams(window.location.search);
+    const error = query.get("error");
+    if (error) setProblem(query.get("error_description") || `The sign-in did not complete (${error}). Please try again.`);
+  }, []);
+
+  if (!providers?.length) return null;
+  const start = async (provider: string) => {
+    setPending(provider);
+    setProblem(undefined);
+    const { error } = await settle(authClient.signIn.social({ provider, callbackURL: callback, errorCallbackURL: page }));
+    // On success the client has already sent the browser to the provider.
+    if (error) {
+      setProblem(describe(error));
+      setPending(null);
+    }
+  };
+  return (
+    <section className="card form social" aria-labelledby="social-title">
+      <h2 id="social-title">Or continue with</h2>
+      <FormAlert message={problem} />
+      {providers.map((provider) => (
+        <Button
+          key={provider.id}
+          tone="secondary"
+          busy={pending === provider.id}
+          busyLabel={`Going to ${provider.name}…`}
+          disabled={pending !== null}
+          onClick={() => void start(provider.id)}
+        >
+          Continue with {provider.name}
+        </Button>
+      ))}
+    </section>
+  );
+}
