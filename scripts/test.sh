@@ -32,6 +32,10 @@ smtp_venv="$HOME/.cache/gatehouse-smtp-venv"
 "$smtp_venv/bin/pip" install -q --disable-pip-version-check -r scripts/smtp-requirements.txt
 export SMTP_SINK_PYTHON="$smtp_venv/bin/python"
 
+step "the test OpenID provider (tests/oidc-provider: the identity suite and the conformance suite sign in through it)"
+npm ci --prefix tests/oidc-provider --no-audit --no-fund --silent
+(cd tests/oidc-provider && node --test)
+
 step "Rust test suites (one binary per crate; storage cases named per backend)"
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast
@@ -65,8 +69,6 @@ start_stack() {
   echo "gatehouse did not start:"; cat "$dir/gatehouse.log"; return 1
 }
 # A real OpenID provider for social sign-in (tests/oidc-provider), as `test-oidc`.
-npm ci --prefix tests/oidc-provider --no-audit --no-fund --silent
-(cd tests/oidc-provider && node --test)
 oidc_log="$(mktemp)"
 OIDC_PORT=9090 node tests/oidc-provider/server.mjs >"$oidc_log" 2>&1 &
 oidc_pid=$!

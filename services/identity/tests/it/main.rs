@@ -9,5 +9,6 @@ mod email_password;
 mod mail_links;
 mod names;
 mod schema;
+mod social;
 mod user;
 mod username;
