@@ -18,12 +18,13 @@ use super::Group;
 use super::shared::session::start_session;
 use crate::cookies;
 use crate::error::ApiError;
-use crate::extract::{Input, RequestMeta};
+use crate::extract::{FreshSession, Input, RequestMeta, Session};
 use crate::openapi::{BodyErrors, ErrorBody, QueryErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
 use crate::session_cookies;
 use crate::state::AppState;
+use crate::wire::StatusResponse;
 
 pub fn router() -> Group {
     Group::new()
@@ -33,6 +34,8 @@ pub fn router() -> Group {
         )
         .route(route!(callback, callback_form_post), Policy::DEFAULT)
         .route(route!(social_providers), Policy::DEFAULT)
+        .route(route!(link_social), Policy::DEFAULT)
+        .route(route!(unlink_account), Policy::DEFAULT)
 }
 
 #[derive(Serialize, ToSchema)]
@@ -158,27 +161,47 @@ async fn sign_in_social(
             .into());
     }
     let _ = body.additional_data;
-    let base_url = state.config.base_url.as_str().trim_end_matches('/');
-    let started = state
-        .social
-        .clone()
-        .start_social_sign_in(identity_pb::StartSocialSignInRequest {
-            redirect_uri: format!("{base_url}{}/callback/{}", crate::BASE_PATH, body.provider),
+    begin(
+        &state,
+        identity_pb::StartSocialSignInRequest {
             provider_id: body.provider,
-            callback_url: body
-                .callback_url
-                .filter(|url| !url.is_empty())
-                .unwrap_or_else(|| format!("{base_url}/")),
+            callback_url: body.callback_url.unwrap_or_default(),
             new_user_callback_url: body.new_user_callback_url,
             error_callback_url: body.error_callback_url,
             scopes: body.scopes.unwrap_or_default(),
             login_hint: body.login_hint,
             additional_params: additional_params.into_iter().collect(),
             request_sign_up: body.request_sign_up.unwrap_or(false),
-        })
+            ..Default::default()
+        },
+        body.disable_redirect.unwrap_or(false),
+    )
+    .await
+}
+
+/// Starts a sign-in or a link at the identity service and answers `{url, redirect}` with the
+/// signed state cookie the callback checks.
+async fn begin(
+    state: &AppState,
+    mut request: identity_pb::StartSocialSignInRequest,
+    disable_redirect: bool,
+) -> Result<Reply, ApiError> {
+    let base_url = state.config.base_url.as_str().trim_end_matches('/');
+    request.redirect_uri = format!(
+        "{base_url}{}/callback/{}",
+        crate::BASE_PATH,
+        request.provider_id
+    );
+    if request.callback_url.is_empty() {
+        request.callback_url = format!("{base_url}/");
+    }
+    let started = state
+        .social
+        .clone()
+        .start_social_sign_in(request)
         .await?
         .into_inner();
-    let redirect = !body.disable_redirect.unwrap_or(false);
+    let redirect = !disable_redirect;
     let mut reply = Reply::json(&SignInSocialResponse {
         url: started.url.clone(),
         redirect,
@@ -196,6 +219,101 @@ async fn sign_in_social(
         Some(STATE_COOKIE_MAX_AGE),
     ));
     Ok(reply)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkSocialBody {
+    /// A configured provider's id (`SOCIAL_PROVIDERS`).
+    #[schema(max_length = 64)]
+    provider: String,
+    /// Where the browser goes once linked (default: the app's home).
+    #[schema(max_length = 2048)]
+    #[serde(rename = "callbackURL")]
+    callback_url: Option<String>,
+    /// Where a refusal goes, with `?error=<code>&error_description=…`.
+    #[schema(max_length = 2048)]
+    #[serde(rename = "errorCallbackURL")]
+    error_callback_url: Option<String>,
+    disable_redirect: Option<bool>,
+    scopes: Option<Vec<String>>,
+    /// Accepted; a link never creates a user.
+    request_sign_up: Option<bool>,
+    #[schema(value_type = Option<Object>)]
+    additional_data: Option<Value>,
+    /// A provider's ID token to link directly: not supported yet.
+    #[schema(value_type = Option<Object>)]
+    id_token: Option<Value>,
+}
+
+/// Links a provider's account to the signed-in user: answers the provider's authorization
+/// URL; the callback then adds the account (when the provider verified the address and it is
+/// the user's, unless `ACCOUNT_LINKING_ALLOW_DIFFERENT_EMAILS`) and goes to `callbackURL`.
+#[utoipa::path(post, path = "/link-social", tag = "social", request_body = LinkSocialBody,
+    responses((status = 200, body = SignInSocialResponse, description = "`{url, redirect}`"),
+        (status = 404, body = ErrorBody, description = "`PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`)"),
+        (status = 502, body = ErrorBody, description = "The provider could not be reached"),
+        BodyErrors))]
+async fn link_social(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<LinkSocialBody, Session>,
+) -> Result<Reply, ApiError> {
+    if body.id_token.is_some() {
+        return Err(base::ID_TOKEN_NOT_SUPPORTED.into());
+    }
+    let _ = (body.additional_data, body.request_sign_up);
+    begin(
+        &state,
+        identity_pb::StartSocialSignInRequest {
+            provider_id: body.provider,
+            callback_url: body.callback_url.unwrap_or_default(),
+            error_callback_url: body.error_callback_url,
+            scopes: body.scopes.unwrap_or_default(),
+            link_user_id: Some(auth.user.id),
+            ..Default::default()
+        },
+        body.disable_redirect.unwrap_or(false),
+    )
+    .await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UnlinkAccountBody {
+    /// The provider (better-auth's spec form), with `accountId` the provider's id for the
+    /// user when there are several.
+    #[schema(max_length = 64)]
+    provider_id: Option<String>,
+    /// Alone (better-auth 1.7's form): the account's own id, as list-accounts shows it.
+    #[schema(max_length = 255)]
+    account_id: Option<String>,
+}
+
+/// Removes one of the caller's sign-in methods; never the last one unless
+/// `ACCOUNT_LINKING_ALLOW_UNLINKING_ALL`. Needs a recent sign-in.
+#[utoipa::path(post, path = "/unlink-account", tag = "social", request_body = UnlinkAccountBody,
+    responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`"),
+        (status = 400, body = ErrorBody, description = "`ACCOUNT_NOT_FOUND`, `FAILED_TO_UNLINK_LAST_ACCOUNT`, `VALIDATION_ERROR`"),
+        BodyErrors))]
+async fn unlink_account(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<UnlinkAccountBody, FreshSession>,
+) -> Result<Reply, ApiError> {
+    if body.provider_id.is_none() && body.account_id.is_none() {
+        return Err(base::VALIDATION_ERROR
+            .with_message("[body] Invalid input: expected accountId or providerId")
+            .into());
+    }
+    state
+        .social
+        .clone()
+        .unlink_account(identity_pb::UnlinkAccountRequest {
+            user_id: auth.0.user.id,
+            provider_id: body.provider_id,
+            account_id: body.account_id,
+        })
+        .await?;
+    Ok(Reply::json(&StatusResponse { status: true }))
 }
 
 /// The provider's answer, as query parameters.
@@ -269,6 +387,11 @@ async fn callback(
         .await?
         .into_inner();
     let expire_state = jar.expire(&jar.names.state);
+    if finished.linked {
+        let mut reply = Reply::redirect(&finished.redirect_to);
+        reply.set_cookie(&expire_state);
+        return Ok(reply);
+    }
     match (finished.user, finished.error) {
         (Some(user), None) => {
             let data = start_session(&state, &meta, user, true).await?;

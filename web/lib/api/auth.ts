@@ -466,6 +466,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/link-social": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Links a provider's account to the signed-in user: answers the provider's authorization
+         *     URL; the callback then adds the account (when the provider verified the address and it is
+         *     the user's, unless `ACCOUNT_LINKING_ALLOW_DIFFERENT_EMAILS`) and goes to `callbackURL`.
+         */
+        post: operations["link_social"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/list-accounts": {
         parameters: {
             query?: never;
@@ -1291,6 +1312,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/unlink-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Removes one of the caller's sign-in methods; never the last one unless
+         *     `ACCOUNT_LINKING_ALLOW_UNLINKING_ALL`. Needs a recent sign-in.
+         */
+        post: operations["unlink_account"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/update-user": {
         parameters: {
             query?: never;
@@ -1540,6 +1581,21 @@ export interface components {
         };
         LeaveBody: {
             organizationId: string;
+        };
+        LinkSocialBody: {
+            additionalData?: Record<string, unknown> | null;
+            /** @description Where the browser goes once linked (default: the app's home). */
+            callbackURL?: string | null;
+            disableRedirect?: boolean | null;
+            /** @description Where a refusal goes, with `?error=<code>&error_description=…`. */
+            errorCallbackURL?: string | null;
+            /** @description A provider's ID token to link directly: not supported yet. */
+            idToken?: Record<string, unknown> | null;
+            /** @description A configured provider's id (`SOCIAL_PROVIDERS`). */
+            provider: string;
+            /** @description Accepted; a link never creates a user. */
+            requestSignUp?: boolean | null;
+            scopes?: string[] | null;
         };
         ListMembersResponse: {
             members: components["schemas"]["Member"][];
@@ -1852,6 +1908,15 @@ export interface components {
             teamId: string;
             /** @description Coerced to a string, as better-auth does (`5` is the user "5", who is no member). */
             userId: unknown;
+        };
+        UnlinkAccountBody: {
+            /** @description Alone (better-auth 1.7's form): the account's own id, as list-accounts shows it. */
+            accountId?: string | null;
+            /**
+             * @description The provider (better-auth's spec form), with `accountId` the provider's id for the
+             *     user when there are several.
+             */
+            providerId?: string | null;
         };
         UpdateMemberRoleBody: {
             memberId: string;
@@ -3891,6 +3956,109 @@ export interface operations {
             };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    link_social: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkSocialBody"];
+            };
+        };
+        responses: {
+            /** @description `{url, redirect}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInSocialResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The provider could not be reached */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7357,6 +7525,91 @@ export interface operations {
              *     (its code says which).
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unlink_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnlinkAccountBody"];
+            };
+        };
+        responses: {
+            /** @description `{"status": true}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `SESSION_NOT_FRESH`: signed in too long ago for this action; or `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -52,9 +52,29 @@ impl SocialService for Social {
                 additional_params: r.additional_params.into_iter().collect(),
                 request_sign_up: r.request_sign_up,
                 redirect_uri: r.redirect_uri,
+                link_user_id: nonempty(r.link_user_id),
             })
             .await?;
         Ok(Response::new(pb::StartSocialSignInResponse { url, state }))
+    }
+
+    async fn unlink_account(
+        &self,
+        request: Request<pb::UnlinkAccountRequest>,
+    ) -> Result<Response<pb::UnlinkAccountResponse>, Status> {
+        let r = request.into_inner();
+        if r.user_id.is_empty() {
+            return Err(base::VALIDATION_ERROR
+                .with_message("user_id is required")
+                .into());
+        }
+        self.unlink(
+            &r.user_id,
+            nonempty(r.provider_id).as_deref(),
+            nonempty(r.account_id).as_deref(),
+        )
+        .await?;
+        Ok(Response::new(pb::UnlinkAccountResponse {}))
     }
 
     async fn finish_social_sign_in(
@@ -83,6 +103,11 @@ impl SocialService for Social {
                 user: Some(user.into()),
                 new_user,
                 redirect_to,
+                ..Default::default()
+            },
+            Finished::Linked { redirect_to } => pb::FinishSocialSignInResponse {
+                redirect_to,
+                linked: true,
                 ..Default::default()
             },
             Finished::Refused {

@@ -39,6 +39,16 @@ pub struct Start {
     pub additional_params: Vec<(String, String)>,
     pub request_sign_up: bool,
     pub redirect_uri: String,
+    /// Link the provider's account to this user instead of signing in.
+    pub link_user_id: Option<String>,
+}
+
+/// A link flow's user, as they were when it started.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LinkTarget {
+    user_id: String,
+    email: String,
 }
 
 /// What the pending state remembers (stored as JSON).
@@ -51,6 +61,8 @@ struct Pending {
     code_verifier: Option<String>,
     nonce: String,
     request_sign_up: bool,
+    #[serde(default)]
+    link: Option<LinkTarget>,
 }
 
 /// The provider's callback.
@@ -74,6 +86,8 @@ pub enum Finished {
         new_user: bool,
         redirect_to: String,
     },
+    /// A link flow finished: the account is the user's; no session to start.
+    Linked { redirect_to: String },
     /// `redirect_to` empty: the error page (the state was not read).
     Refused {
         error: String,
@@ -148,7 +162,20 @@ impl Social {
             )
             .await
             .map_err(|error| unavailable(&start.provider_id, &error))?;
+        let link = match start.link_user_id {
+            Some(user_id) => {
+                let user = crate::user::store::get(&self.db, &user_id)
+                    .await?
+                    .ok_or(base::USER_NOT_FOUND)?;
+                Some(LinkTarget {
+                    user_id: user.id,
+                    email: user.email,
+                })
+            }
+            None => None,
+        };
         let pending = Pending {
+            link,
             callback_url: start.callback_url,
             new_user_callback_url: start.new_user_callback_url,
             error_callback_url: start.error_callback_url,
@@ -294,6 +321,11 @@ impl Social {
                 error_url,
             ));
         };
+        if let Some(link) = &pending.link {
+            return self
+                .link(provider, &profile, &email, link, pending, error_url)
+                .await;
+        }
         let signed_in = |user: User, new_user: bool| {
             let redirect_to = match (&pending.new_user_callback_url, new_user) {
                 (Some(url), true) => url.clone(),
@@ -374,6 +406,83 @@ impl Social {
                 error_url,
             )),
         }
+    }
+
+    /// A link flow's end: the provider's account joins the signed-in user's, when better-auth
+    /// would let it.
+    async fn link(
+        &self,
+        provider: &Provider,
+        profile: &Profile,
+        email: &str,
+        link: &LinkTarget,
+        pending: &Pending,
+        error_url: &str,
+    ) -> Result<Finished, IdentityError> {
+        let provider_id = provider.config.id.as_str();
+        let trusted = self.linking.trusts(provider_id) || profile.email_verified;
+        if !self.linking.enabled || !trusted {
+            return Ok(refused(
+                "unable_to_link_account",
+                if self.linking.enabled {
+                    "The provider has not verified this address, so it cannot be linked."
+                } else {
+                    "Linking accounts is turned off here."
+                },
+                error_url,
+            ));
+        }
+        if email != link.email && !self.linking.allow_different_emails {
+            return Ok(refused(
+                "email_does_not_match",
+                "The provider's account has another email address than yours.",
+                error_url,
+            ));
+        }
+        match store::owner_of(&self.db, provider_id, &profile.id).await? {
+            Some(owner) if owner.id != link.user_id => {
+                return Ok(refused(
+                    "account_already_linked_to_different_user",
+                    "This provider account is linked to another user already.",
+                    error_url,
+                ));
+            }
+            Some(_) => {}
+            None => {
+                store::link(&self.db, &link.user_id, provider_id, &profile.id).await?;
+                tracing::info!(user_id = %link.user_id, provider = provider_id, "provider account linked");
+            }
+        }
+        Ok(Finished::Linked {
+            redirect_to: pending.callback_url.clone(),
+        })
+    }
+
+    /// Removes one of the user's sign-in methods (`provider_id` with the provider's id for
+    /// the user, or the account's own id alone), never their last unless allowed.
+    pub async fn unlink(
+        &self,
+        user_id: &str,
+        provider_id: Option<&str>,
+        account_id: Option<&str>,
+    ) -> Result<(), IdentityError> {
+        let accounts = crate::account::store::list(&self.db, user_id).await?;
+        let target = accounts
+            .iter()
+            .find(|account| match (provider_id, account_id) {
+                (Some(provider), Some(id)) => {
+                    account.provider_id == provider && account.account_id == id
+                }
+                (Some(provider), None) => account.provider_id == provider,
+                (None, Some(id)) => account.id == id,
+                (None, None) => false,
+            });
+        let target = target.ok_or(base::ACCOUNT_NOT_FOUND)?;
+        if accounts.len() == 1 && !self.linking.allow_unlinking_all {
+            return Err(base::FAILED_TO_UNLINK_LAST_ACCOUNT.into());
+        }
+        store::unlink(&self.db, user_id, &target.id).await?;
+        Ok(())
     }
 
     /// A banned user is refused as at email sign-in (an expired ban lifted).

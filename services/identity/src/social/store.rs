@@ -101,3 +101,13 @@ pub async fn link(
     .await?;
     Ok(())
 }
+
+/// Removes one of the user's accounts by its row id.
+pub async fn unlink(db: &Db, user_id: &str, id: &str) -> Result<bool, DbError> {
+    Ok(query("DELETE FROM accounts WHERE id = $1 AND user_id = $2")
+        .bind(id)
+        .bind(user_id)
+        .execute(db)
+        .await?
+        == 1)
+}

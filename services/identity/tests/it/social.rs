@@ -374,3 +374,79 @@ async fn a_provider_that_is_down_is_a_clear_error_and_changes_nothing(#[case] ba
     let unknown = social.start(start("x@example.com")).await;
     assert_eq!(crate::common::refused(unknown), "PROVIDER_NOT_FOUND");
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_link_adds_the_account_to_the_signed_in_user_only(#[case] backend: Backend) {
+    let t = setup(backend).await;
+    let provider = OidcProvider::start().await;
+    let a_user = |email: &str| gatehouse_identity::email_password::SignUp {
+        name: "Lu".into(),
+        email: email.into(),
+        password: "Correct-Horse-9".into(),
+        ..Default::default()
+    };
+    let lu = t
+        .rules
+        .sign_up(a_user("lu@example.com"))
+        .await
+        .unwrap()
+        .user;
+    let link = |user_id: &str, hint: &str| Start {
+        link_user_id: Some(user_id.to_string()),
+        callback_url: "/account".into(),
+        error_callback_url: Some("/account?tab=accounts".into()),
+        ..start(hint)
+    };
+
+    let strict = provider.social(&t, "", &[]);
+    let callback = at_provider(&strict, link(&lu.id, "someone-else@example.com")).await;
+    let (error, _, redirect_to) = refusal(strict.finish(callback).await.unwrap());
+    assert_eq!(error, "email_does_not_match");
+    assert_eq!(redirect_to, "/account?tab=accounts");
+    let callback = at_provider(&strict, link(&lu.id, "unverified-lu@example.com")).await;
+    assert_eq!(
+        refusal(strict.finish(callback).await.unwrap()).0,
+        "unable_to_link_account"
+    );
+
+    let callback = at_provider(&strict, link(&lu.id, "lu@example.com")).await;
+    match strict.finish(callback).await.unwrap() {
+        Finished::Linked { redirect_to } => assert_eq!(redirect_to, "/account"),
+        other => panic!("expected a link, got {other:?}"),
+    }
+    assert_eq!(count(&t.db, "accounts").await, 2);
+
+    // With different addresses allowed, another user still cannot take Lu's provider account.
+    let open = provider.social(
+        &t,
+        "",
+        &[("ACCOUNT_LINKING_ALLOW_DIFFERENT_EMAILS", "true")],
+    );
+    let mo = t
+        .rules
+        .sign_up(a_user("mo@example.com"))
+        .await
+        .unwrap()
+        .user;
+    let callback = at_provider(&open, link(&mo.id, "lu@example.com")).await;
+    assert_eq!(
+        refusal(open.finish(callback).await.unwrap()).0,
+        "account_already_linked_to_different_user"
+    );
+    assert_eq!(count(&t.db, "accounts").await, 3, "Mo's credential only");
+
+    // Unlinking: the provider account goes; the last one stays unless allowed.
+    open.unlink(&lu.id, Some("test-oidc"), None).await.unwrap();
+    assert_eq!(count(&t.db, "accounts").await, 2);
+    assert_eq!(
+        crate::common::refused(open.unlink(&lu.id, Some("credential"), None).await),
+        "FAILED_TO_UNLINK_LAST_ACCOUNT"
+    );
+    assert_eq!(
+        crate::common::refused(open.unlink(&mo.id, Some("test-oidc"), None).await),
+        "ACCOUNT_NOT_FOUND"
+    );
+}
