@@ -11,6 +11,7 @@ export const keys = {
   session: "auth/session",
   socialProviders: "auth/social-providers",
   sessions: (userId: string) => ["auth/sessions", userId] as const,
+  accounts: (userId: string) => ["auth/accounts", userId] as const,
   canAdminister: (userId: string) => ["auth/can-list-users", userId] as const,
   adminUsers: (userId: string, query: object) => ["admin/users", userId, JSON.stringify(query)] as const,
   // Organizations: every key starts with "org/", so one call refreshes them all.
@@ -36,13 +37,17 @@ export function useSession() {
 }
 
 /**
- * After sign-in, sign-out or impersonation: drop every cached read but the session (they are
+ * After sign-in, sign-out or impersonation: drop every cached read but the session and the
+ * provider list (the reads are
  * keyed by user, so none could show for the wrong one anyway), then read the session again.
  * The session is never emptied on the way, so no page flashes to sign-in, and reads keyed by
  * the new user start only after the drop.
  */
 export async function resetCache(): Promise<void> {
-  await mutate((key) => key !== keys.session, undefined, { revalidate: false });
+  // The provider list is the server's configuration, no one's data: kept (dropped, it would
+  // stay empty on the sign-in page until the deduping interval passed).
+  const kept = new Set<unknown>([keys.session, keys.socialProviders]);
+  await mutate((key) => !kept.has(key), undefined, { revalidate: false });
   await mutate(keys.session);
 }
 

@@ -7,6 +7,9 @@ import { vi } from "vitest";
 export const client = {
   signIn: { email: vi.fn(), username: vi.fn(), social: vi.fn() },
   $fetch: vi.fn(),
+  listAccounts: vi.fn(),
+  unlinkAccount: vi.fn(),
+  linkSocial: vi.fn(),
   signUp: { email: vi.fn() },
   changePassword: vi.fn(),
   updateUser: vi.fn(),

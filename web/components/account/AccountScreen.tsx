@@ -4,10 +4,11 @@ import { BillingSection } from "./BillingSection";
 import { ChangePasswordForm } from "./ChangePasswordForm";
 import { DeleteAccount } from "./DeleteAccount";
 import { EmailSection } from "./EmailSection";
+import { LinkedAccounts } from "./LinkedAccounts";
 import { ProfileForm } from "./ProfileForm";
 import { SessionsList } from "./SessionsList";
 
-/** `/account/`: the signed-in user's profile, address, password, sessions and billing. */
+/** `/account/`: the signed-in user's profile, address, password, sign-in methods, sessions and billing. */
 export function AccountScreen() {
   return (
     <RequireSession>
@@ -18,6 +19,7 @@ export function AccountScreen() {
           {/* An admin acting as the user changes neither their address, password nor existence. */}
           {session.session.impersonatedBy ? null : <EmailSection key={`email-${session.user.id}`} session={session} />}
           {session.session.impersonatedBy ? null : <ChangePasswordForm userId={session.user.id} />}
+          <LinkedAccounts userId={session.user.id} readOnly={Boolean(session.session.impersonatedBy)} />
           <SessionsList current={session} />
           <BillingSection userId={session.user.id} />
           {session.session.impersonatedBy ? null : <DeleteAccount email={session.user.email} />}

@@ -12,6 +12,14 @@ export function useSessions(userId: string) {
   return useSWR<ListedSession[] | null, ApiError>(keys.sessions(userId), () => unwrap(authClient.listSessions()));
 }
 
+/** One of the user's sign-in methods as `list-accounts` answers it. */
+export type LinkedAccount = NonNullable<Awaited<ReturnType<typeof authClient.listAccounts>>["data"]>[number];
+
+/** The user's sign-in methods: the password (`credential`) and linked providers. */
+export function useLinkedAccounts(userId: string) {
+  return useSWR<LinkedAccount[] | null, ApiError>(keys.accounts(userId), () => unwrap(authClient.listAccounts()));
+}
+
 /** What the profile form changes (a username only when it changes). */
 export interface ProfileChanges {
   name: string;
