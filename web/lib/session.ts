@@ -38,8 +38,8 @@ export function useSession() {
 
 /**
  * After sign-in, sign-out or impersonation: drop every cached read but the session and the
- * provider list (the reads are
- * keyed by user, so none could show for the wrong one anyway), then read the session again.
+ * provider list (the reads are keyed by user, so none could show for the wrong one anyway),
+ * then read the session again.
  * The session is never emptied on the way, so no page flashes to sign-in, and reads keyed by
  * the new user start only after the drop.
  */
