@@ -129,9 +129,9 @@ impl<T> Requirement for axum::extract::State<T> {
     const REFUSALS: Refusals = Refusals::NONE;
 }
 
-/// A handler that reads a form body itself (a provider's `form_post` callback) requires
-/// nothing of its caller.
-impl<T> Requirement for axum::Form<T> {
+/// A handler that reads its body itself (a provider's `form_post` callback) requires nothing
+/// of its caller.
+impl Requirement for String {
     const REFUSALS: Refusals = Refusals::NONE;
 }
 

@@ -103,6 +103,10 @@ pub enum QueryErrors {
     /// (its code says which).
     #[response(status = 400)]
     Invalid(ErrorBody),
+    /// The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+    /// untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+    #[response(status = 403)]
+    Forbidden(ErrorBody),
     /// `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again.
     #[response(status = 429)]
     TooManyRequests(ErrorBody),

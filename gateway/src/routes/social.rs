@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, header};
 use gatehouse_kit::errors::base;
@@ -73,6 +72,17 @@ async fn social_providers(State(state): State<AppState>) -> Result<Reply, ApiErr
             .collect(),
     }))
 }
+
+/// The fields of a provider's answer the callback reads (better-auth's callback schema).
+const CALLBACK_FIELDS: [&str; 7] = [
+    "code",
+    "error",
+    "error_description",
+    "state",
+    "iss",
+    "user",
+    "device_id",
+];
 
 /// How long the state cookie lives: the provider's sign-in page should not take longer.
 const STATE_COOKIE_MAX_AGE: u64 = 300;
@@ -149,17 +159,7 @@ async fn sign_in_social(
     if body.id_token.is_some() {
         return Err(base::ID_TOKEN_NOT_SUPPORTED.into());
     }
-    let additional_params = body.additional_params.unwrap_or_default();
-    if let Some(reserved) = additional_params
-        .keys()
-        .find(|key| RESERVED_PARAMS.contains(&key.as_str()))
-    {
-        return Err(base::VALIDATION_ERROR
-            .with_message(format!(
-                "[body.additionalParams] {reserved} is set by the sign-in itself"
-            ))
-            .into());
-    }
+    let additional_params = checked_params(body.additional_params)?;
     let _ = body.additional_data;
     begin(
         &state,
@@ -177,6 +177,24 @@ async fn sign_in_social(
         body.disable_redirect.unwrap_or(false),
     )
     .await
+}
+
+/// `additionalParams`, refused when they would set one of the flow's own parameters.
+fn checked_params(
+    params: Option<BTreeMap<String, String>>,
+) -> Result<BTreeMap<String, String>, ApiError> {
+    let params = params.unwrap_or_default();
+    if let Some(reserved) = params
+        .keys()
+        .find(|key| RESERVED_PARAMS.contains(&key.as_str()))
+    {
+        return Err(base::VALIDATION_ERROR
+            .with_message(format!(
+                "[body.additionalParams] {reserved} is set by the sign-in itself"
+            ))
+            .into());
+    }
+    Ok(params)
 }
 
 /// Starts a sign-in or a link at the identity service and answers `{url, redirect}` with the
@@ -237,6 +255,11 @@ pub struct LinkSocialBody {
     error_callback_url: Option<String>,
     disable_redirect: Option<bool>,
     scopes: Option<Vec<String>>,
+    /// Passed to the provider as `login_hint`.
+    #[schema(max_length = 254)]
+    login_hint: Option<String>,
+    /// More authorization parameters (not the flow's own: `state`, `scope`, …).
+    additional_params: Option<BTreeMap<String, String>>,
     /// Accepted; a link never creates a user.
     request_sign_up: Option<bool>,
     #[schema(value_type = Option<Object>)]
@@ -262,6 +285,7 @@ async fn link_social(
         return Err(base::ID_TOKEN_NOT_SUPPORTED.into());
     }
     let _ = (body.additional_data, body.request_sign_up);
+    let additional_params = checked_params(body.additional_params)?;
     begin(
         &state,
         identity_pb::StartSocialSignInRequest {
@@ -269,6 +293,8 @@ async fn link_social(
             callback_url: body.callback_url.unwrap_or_default(),
             error_callback_url: body.error_callback_url,
             scopes: body.scopes.unwrap_or_default(),
+            login_hint: body.login_hint,
+            additional_params: additional_params.into_iter().collect(),
             link_user_id: Some(auth.user.id),
             ..Default::default()
         },
@@ -299,11 +325,7 @@ async fn unlink_account(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<UnlinkAccountBody, FreshSession>,
 ) -> Result<Reply, ApiError> {
-    if body.provider_id.is_none() && body.account_id.is_none() {
-        return Err(base::VALIDATION_ERROR
-            .with_message("[body] Invalid input: expected accountId or providerId")
-            .into());
-    }
+    // Naming neither is naming no account: ACCOUNT_NOT_FOUND, from the service.
     state
         .social
         .clone()
@@ -367,7 +389,7 @@ async fn callback(
         .and_then(|h| h.to_str().ok())
         .and_then(|h| cookies::read(h, &jar.names.state).map(|c| c.into_owned()))
         .and_then(|signed| cookies::verify(state.config.secret(), &signed));
-    let finished = state
+    let finished = match state
         .social
         .clone()
         .finish_social_sign_in(identity_pb::FinishSocialSignInRequest {
@@ -384,8 +406,19 @@ async fn callback(
             error_description: params.error_description,
             iss: params.iss,
         })
-        .await?
-        .into_inner();
+        .await
+    {
+        Ok(finished) => finished.into_inner(),
+        // The browser is mid-redirect: a page to land on, not a JSON error.
+        Err(status) => {
+            tracing::warn!(%status, "social callback failed");
+            return Ok(Reply::redirect(&with_error(
+                &error_page,
+                "internal_server_error",
+                "Something went wrong on our side. Please restart the sign-in.",
+            )));
+        }
+    };
     let expire_state = jar.expire(&jar.names.state);
     if finished.linked {
         let mut reply = Reply::redirect(&finished.redirect_to);
@@ -406,12 +439,16 @@ async fn callback(
             } else {
                 finished.redirect_to.as_str()
             };
+            let error = error.as_deref().unwrap_or("unable_to_create_session");
             let mut reply = Reply::redirect(&with_error(
                 target,
-                error.as_deref().unwrap_or("unable_to_create_session"),
+                error,
                 finished.error_description.as_deref().unwrap_or_default(),
             ));
-            reply.set_cookie(&expire_state);
+            // A forged callback must not end the browser's own sign-in under way.
+            if error != "state_mismatch" {
+                reply.set_cookie(&expire_state);
+            }
             Ok(reply)
         }
     }
@@ -419,15 +456,27 @@ async fn callback(
 
 /// A `form_post` callback (Apple, or `response_mode=form_post`): sent on to the `GET`
 /// callback, so the browser's SameSite=Lax state cookie comes along (a cross-site POST
-/// carries none).
+/// carries none). The body's fields are read as a form whatever its declared type, after the
+/// query's, as better-auth merges them.
 #[utoipa::path(post, path = "/callback/{id}", tag = "social",
     params(("id" = String, Path, description = "The provider")),
     responses((status = 302, description = "To `GET /callback/{id}` with the same parameters")))]
 async fn callback_form_post(
     State(state): State<AppState>,
     Path(provider_id): Path<String>,
-    Form(form): Form<BTreeMap<String, String>>,
+    meta: RequestMeta,
+    body: String,
 ) -> Reply {
+    // Only the callback's own fields travel on: an `id_token` posted beside them must not end
+    // up in a URL (history, logs, Referer).
+    let mut params: BTreeMap<String, String> = meta
+        .query
+        .iter()
+        .cloned()
+        .chain(url::form_urlencoded::parse(body.as_bytes()).into_owned())
+        .filter(|(key, _)| CALLBACK_FIELDS.contains(&key.as_str()))
+        .collect();
+    params.retain(|_, value| !value.is_empty());
     let mut url = format!(
         "{}{}/callback/{}",
         state.config.base_url.as_str().trim_end_matches('/'),
@@ -435,7 +484,7 @@ async fn callback_form_post(
         utf8_path(&provider_id)
     );
     let query: String = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(&form)
+        .extend_pairs(&params)
         .finish();
     if !query.is_empty() {
         url.push('?');

@@ -304,7 +304,8 @@ export interface paths {
         /**
          * A `form_post` callback (Apple, or `response_mode=form_post`): sent on to the `GET`
          *     callback, so the browser's SameSite=Lax state cookie comes along (a cross-site POST
-         *     carries none).
+         *     carries none). The body's fields are read as a form whatever its declared type, after the
+         *     query's, as better-auth merges them.
          */
         post: operations["callback_form_post"];
         delete?: never;
@@ -1584,6 +1585,10 @@ export interface components {
         };
         LinkSocialBody: {
             additionalData?: Record<string, unknown> | null;
+            /** @description More authorization parameters (not the flow's own: `state`, `scope`, …). */
+            additionalParams?: {
+                [key: string]: string;
+            } | null;
             /** @description Where the browser goes once linked (default: the app's home). */
             callbackURL?: string | null;
             disableRedirect?: boolean | null;
@@ -1591,6 +1596,8 @@ export interface components {
             errorCallbackURL?: string | null;
             /** @description A provider's ID token to link directly: not supported yet. */
             idToken?: Record<string, unknown> | null;
+            /** @description Passed to the provider as `login_hint`. */
+            loginHint?: string | null;
             /** @description A configured provider's id (`SOCIAL_PROVIDERS`). */
             provider: string;
             /** @description Accepted; a link never creates a user. */
@@ -3377,13 +3384,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    [key: string]: string;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description To `GET /callback/{id}` with the same parameters */
             302: {
@@ -3689,6 +3690,18 @@ export interface operations {
              *     (its code says which).
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4116,6 +4129,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -4175,7 +4200,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `SESSION_NOT_FRESH`: signed in too long ago for this action. */
+            /**
+             * @description `SESSION_NOT_FRESH`: signed in too long ago for this action; or the route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,6 +4873,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -4901,6 +4941,18 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4972,6 +5024,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -5019,6 +5083,18 @@ export interface operations {
              *     (its code says which).
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5337,6 +5413,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -5391,6 +5479,18 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5473,6 +5573,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -5527,6 +5639,18 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5595,6 +5719,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {
@@ -5638,6 +5774,18 @@ export interface operations {
              *     (its code says which).
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5700,6 +5848,18 @@ export interface operations {
             };
             /** @description `UNAUTHORIZED`: no valid session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7525,6 +7685,18 @@ export interface operations {
              *     (its code says which).
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -461,6 +461,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
             429: {
                 headers: {

@@ -138,10 +138,28 @@ fn invalid(id: &str, field: &str, reason: impl ToString) -> ConfigError {
 
 fn url(id: &str, field: &str, value: &str) -> Result<Url, ConfigError> {
     let parsed = Url::parse(value).map_err(|e| invalid(id, field, e))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(invalid(id, field, "expected an http or https URL"));
+    if !secure_enough(&parsed) {
+        return Err(invalid(
+            id,
+            field,
+            "expected an https URL (http only on loopback, for tests and local providers)",
+        ));
     }
     Ok(parsed)
+}
+
+/// https, or http to this machine: the client secret and the user's identity travel here.
+pub fn secure_enough(url: &Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => match url.host() {
+            Some(url::Host::Domain(host)) => host == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 /// The providers `SOCIAL_PROVIDERS` configures (none when unset), in id order.

@@ -206,17 +206,17 @@ impl Social {
                 "",
             ));
         };
+        let pending: Pending = serde_json::from_str(&stored.data)
+            .map_err(|e| IdentityError::internal("social state", base::INTERNAL_SERVER_ERROR, e))?;
+        let error_url = pending.error_callback_url.clone().unwrap_or_default();
         if stored.expires_at <= ids::now() {
             store::delete_state(&self.db, &callback.state).await?;
             return Ok(refused(
                 "state_mismatch",
                 "This sign-in took longer than 10 minutes. Please restart the process.",
-                "",
+                &error_url,
             ));
         }
-        let pending: Pending = serde_json::from_str(&stored.data)
-            .map_err(|e| IdentityError::internal("social state", base::INTERNAL_SERVER_ERROR, e))?;
-        let error_url = pending.error_callback_url.clone().unwrap_or_default();
         if !callback.state_cookie_matches {
             return Ok(refused(
                 "state_mismatch",
@@ -314,6 +314,13 @@ impl Social {
         error_url: &str,
     ) -> Result<Finished, IdentityError> {
         let provider_id = provider.config.id.as_str();
+        // A link's own checks come first, as better-auth's (an address missing counts as one
+        // not verified there).
+        if let Some(link) = &pending.link {
+            return self
+                .link(provider, &profile, link, pending, error_url)
+                .await;
+        }
         let Some(email) = profile.email.clone().filter(|e| !e.is_empty()) else {
             return Ok(refused(
                 "email_not_found",
@@ -321,11 +328,6 @@ impl Social {
                 error_url,
             ));
         };
-        if let Some(link) = &pending.link {
-            return self
-                .link(provider, &profile, &email, link, pending, error_url)
-                .await;
-        }
         let signed_in = |user: User, new_user: bool| {
             let redirect_to = match (&pending.new_user_callback_url, new_user) {
                 (Some(url), true) => url.clone(),
@@ -367,9 +369,26 @@ impl Social {
                     error_url,
                 ));
             }
-            store::link(&self.db, &user.id, provider_id, &profile.id).await?;
+            if !store::link(&self.db, &user.id, provider_id, &profile.id).await? {
+                return Ok(refused(
+                    "unable_to_link_account",
+                    "This provider account was linked at the same moment. Please sign in again.",
+                    error_url,
+                ));
+            }
             tracing::info!(user_id = %user.id, provider = provider_id, "provider account linked");
             return self.admit(user, false, error_url, signed_in).await;
+        }
+        // Stricter than better-auth: an account made from an address nobody verified would be
+        // the provider account's, and stay so after the address's owner took it over by a
+        // password reset (a pre-hijack). Trusted providers vouch for their addresses.
+        if !profile.email_verified && !self.linking.trusts(provider_id) {
+            return Ok(refused(
+                "email_not_verified",
+                "The provider has not verified your email address. Verify it there, or sign up \
+                 with your email and a password.",
+                error_url,
+            ));
         }
         let config = &provider.config;
         if config.disable_sign_up || (config.disable_implicit_sign_up && !pending.request_sign_up) {
@@ -414,14 +433,14 @@ impl Social {
         &self,
         provider: &Provider,
         profile: &Profile,
-        email: &str,
         link: &LinkTarget,
         pending: &Pending,
         error_url: &str,
     ) -> Result<Finished, IdentityError> {
         let provider_id = provider.config.id.as_str();
+        let email = profile.email.as_deref().unwrap_or_default();
         let trusted = self.linking.trusts(provider_id) || profile.email_verified;
-        if !self.linking.enabled || !trusted {
+        if !self.linking.enabled || !trusted || email.is_empty() {
             return Ok(refused(
                 "unable_to_link_account",
                 if self.linking.enabled {
@@ -449,7 +468,17 @@ impl Social {
             }
             Some(_) => {}
             None => {
-                store::link(&self.db, &link.user_id, provider_id, &profile.id).await?;
+                if !store::link(&self.db, &link.user_id, provider_id, &profile.id).await? {
+                    // Another callback linked it a moment ago: whose is it now?
+                    let owner = store::owner_of(&self.db, provider_id, &profile.id).await?;
+                    if owner.is_none_or(|owner| owner.id != link.user_id) {
+                        return Ok(refused(
+                            "account_already_linked_to_different_user",
+                            "This provider account is linked to another user already.",
+                            error_url,
+                        ));
+                    }
+                }
                 tracing::info!(user_id = %link.user_id, provider = provider_id, "provider account linked");
             }
         }
@@ -477,11 +506,16 @@ impl Social {
                 (None, Some(id)) => account.id == id,
                 (None, None) => false,
             });
-        let target = target.ok_or(base::ACCOUNT_NOT_FOUND)?;
+        // better-auth's order: the last account first, then whether it is one.
         if accounts.len() == 1 && !self.linking.allow_unlinking_all {
             return Err(base::FAILED_TO_UNLINK_LAST_ACCOUNT.into());
         }
-        store::unlink(&self.db, user_id, &target.id).await?;
+        let target = target.ok_or(base::ACCOUNT_NOT_FOUND)?;
+        let keep_one = !self.linking.allow_unlinking_all;
+        if !store::unlink(&self.db, user_id, &target.id, keep_one).await? {
+            // Another unlink took the one before last meanwhile.
+            return Err(base::FAILED_TO_UNLINK_LAST_ACCOUNT.into());
+        }
         Ok(())
     }
 

@@ -139,6 +139,19 @@ impl Provider {
                         let user_info = discovery
                             .userinfo_endpoint
                             .ok_or_else(|| unexpected("discovery", "no userinfo_endpoint"))?;
+                        // What the document names is where the secret and the browser go.
+                        for endpoint in [
+                            &discovery.authorization_endpoint,
+                            &discovery.token_endpoint,
+                            &user_info,
+                        ] {
+                            if !super::config::secure_enough(endpoint) {
+                                return Err(unexpected(
+                                    "discovery",
+                                    format!("insecure endpoint {endpoint}"),
+                                ));
+                            }
+                        }
                         Ok(Resolved {
                             authorization: discovery.authorization_endpoint,
                             token: discovery.token_endpoint,

@@ -79,15 +79,16 @@ pub async fn owner_of(
         .await
 }
 
-/// Links the provider's account to an existing user.
+/// Links the provider's account to an existing user; `false` when it is linked already (to
+/// anyone: a concurrent callback won).
 pub async fn link(
     db: &Db,
     user_id: &str,
     provider_id: &str,
     account_id: &str,
-) -> Result<(), DbError> {
+) -> Result<bool, DbError> {
     let now = ids::now();
-    query(
+    let inserted = query(
         "INSERT INTO accounts (id, account_id, provider_id, user_id, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6)",
     )
@@ -98,16 +99,22 @@ pub async fn link(
     .bind(now)
     .bind(now)
     .execute(db)
-    .await?;
-    Ok(())
+    .await;
+    match inserted {
+        Ok(_) => Ok(true),
+        Err(DbError::UniqueViolation(_)) => Ok(false),
+        Err(error) => Err(error),
+    }
 }
 
-/// Removes one of the user's accounts by its row id.
-pub async fn unlink(db: &Db, user_id: &str, id: &str) -> Result<bool, DbError> {
-    Ok(query("DELETE FROM accounts WHERE id = $1 AND user_id = $2")
-        .bind(id)
-        .bind(user_id)
-        .execute(db)
-        .await?
-        == 1)
+/// Removes one of the user's accounts by its row id; with `keep_one`, only while they have
+/// another (checked in the same statement, so two unlinks cannot take the last two).
+pub async fn unlink(db: &Db, user_id: &str, id: &str, keep_one: bool) -> Result<bool, DbError> {
+    let sql = if keep_one {
+        "DELETE FROM accounts WHERE id = $1 AND user_id = $2 \
+         AND (SELECT COUNT(*) FROM accounts WHERE user_id = $2) > 1"
+    } else {
+        "DELETE FROM accounts WHERE id = $1 AND user_id = $2"
+    };
+    Ok(query(sql).bind(id).bind(user_id).execute(db).await? == 1)
 }
