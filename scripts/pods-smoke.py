@@ -438,6 +438,8 @@ def main() -> None:
         "mail-url": f"smtp://127.0.0.1:{smtp_port}",
         # As the payments platform shows it; the webhook step signs with it.
         "polar-webhook-secret": f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}",
+        # No social sign-in provider here (every part reads the file: the ConfigMap is shared).
+        "social-providers": "{}",
     }
     for name, value in values.items():
         path = secret_dir / name
