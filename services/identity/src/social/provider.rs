@@ -313,11 +313,29 @@ fn profile_of(claims: &Value) -> Option<Profile> {
     };
     Some(Profile {
         id,
-        email: text("email").map(|e| e.trim().to_lowercase()),
+        // An address the sign-up rules would refuse is no address at all.
+        email: text("email")
+            .map(|e| e.trim().to_lowercase())
+            .filter(|e| gatehouse_kit::validate::is_valid_email(e)),
         email_verified,
-        name: text("name").unwrap_or_default(),
-        image: text("picture"),
+        name: clean_name(&text("name").unwrap_or_default()),
+        image: text("picture").filter(|url| url.len() <= MAX_URL),
     })
+}
+
+/// The longest name and picture URL kept, as sign-up's limits.
+const MAX_NAME: usize = 255;
+const MAX_URL: usize = 2048;
+
+/// The provider's name for the user as sign-up would accept one: control characters dropped,
+/// at most 255 characters.
+fn clean_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME)
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 #[cfg(test)]
@@ -340,5 +358,25 @@ mod tests {
             ("42", None, false)
         );
         assert!(profile_of(&json!({"email": "a@b"})).is_none());
+    }
+
+    #[test]
+    fn a_provider_s_profile_meets_the_sign_up_rules() {
+        let long = "n".repeat(300);
+        let profile = profile_of(&json!({"sub": "s", "email": "not an address",
+            "name": format!("Ann\u{0}\u{1b}[31m{long}"), "picture": format!("https://x/{long}{long}{long}{long}{long}{long}{long}")}))
+        .unwrap();
+        assert_eq!(profile.email, None, "an invalid address is none");
+        assert!(
+            profile.name.starts_with("Ann[31m"),
+            "{:?}",
+            &profile.name[..8]
+        );
+        assert_eq!(profile.name.chars().count(), 255);
+        assert!(!profile.name.chars().any(char::is_control));
+        assert_eq!(
+            profile.image, None,
+            "a picture URL over 2048 characters is dropped"
+        );
     }
 }

@@ -202,6 +202,19 @@ async fn a_state_is_used_once_by_its_own_browser_and_only_while_it_lives(#[case]
     let provider = OidcProvider::start().await;
     let social = provider.social(&t, "", &[]);
 
+    // An answer that names another issuer than the provider's (RFC 9207): refused, used up.
+    let forged = at_provider(&social, start("bo@example.com")).await;
+    let forged = Callback {
+        iss: Some("https://evil.example".into()),
+        ..forged
+    };
+    let (error, _, redirect_to) = refusal(social.finish(forged).await.unwrap());
+    assert_eq!(
+        (error.as_str(), redirect_to.as_str()),
+        ("issuer_mismatch", "/sign-in")
+    );
+    assert_eq!(count(&t.db, "users").await, 0);
+
     let callback = at_provider(&social, start("bo@example.com")).await;
     // Another browser's callback: refused to the error callback, the state not used up.
     let stranger = Callback {
