@@ -245,19 +245,27 @@ impl Db {
     /// trip, it returns the connection to the pool inside a transaction nothing will end,
     /// where the next borrowers' statements run uncommitted and hold their locks
     /// (launchbadge/sqlx#4393). So the `BEGIN` runs in a task of its own, which finishes it
-    /// whatever happens to the caller; a transaction it hands to nobody rolls back on drop.
+    /// whatever happens to the caller, and rolls back a transaction nobody took at once (a
+    /// dropped sqlx transaction only queues its rollback for the connection's next use,
+    /// leaving it idle in a transaction meanwhile).
     pub async fn begin(&self) -> Result<Tx, DbError> {
         let inner = match &self.pool {
             Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
             Pool::Postgres(pool) => {
                 let pool = pool.clone();
-                let begun = tokio::spawn(async move { pool.begin().await })
-                    .await
-                    .map_err(|error| {
-                        // The task panicked, or the runtime is shutting down.
-                        tracing::error!(%error, "beginning a transaction failed");
-                        DbError::Query(sqlx::Error::BeginFailed)
-                    })?;
+                let (hand_over, taken) = tokio::sync::oneshot::channel();
+                tokio::spawn(async move {
+                    if let Err(Ok(abandoned)) = hand_over.send(pool.begin().await)
+                        && let Err(error) = abandoned.rollback().await
+                    {
+                        tracing::warn!(%error, "rolling back an abandoned transaction failed");
+                    }
+                });
+                let begun = taken.await.map_err(|_| {
+                    // The task ended without an answer: the runtime is shutting down.
+                    tracing::error!("beginning a transaction failed: its task ended");
+                    DbError::Query(sqlx::Error::BeginFailed)
+                })?;
                 TxInner::Postgres(begun?)
             }
         };
