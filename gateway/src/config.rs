@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
+use gatehouse_kit::auth_secret::AuthSecrets;
 use gatehouse_kit::config::{
-    Backends, ConfigError, CredentialRules, Env, ExposeSecret, SecretString, SessionLifetimes,
+    Backends, ConfigError, CredentialRules, Env, ExposeSecret, SessionLifetimes,
 };
 use gatehouse_kit::listener::HttpLimits;
 use gatehouse_kit::service_auth::ServiceToken;
@@ -22,7 +23,6 @@ pub struct GatewaySettings {
     pub gateway_ops_listen: String,
     pub base_url: String,
     pub trusted_origins: Vec<String>,
-    pub auth_secret: Option<SecretString>,
     pub trusted_proxies: Vec<String>,
     pub cookie_prefix: String,
     #[serde(deserialize_with = "gatehouse_kit::config::optional_flag")]
@@ -52,7 +52,6 @@ impl Default for GatewaySettings {
             gateway_ops_listen: "127.0.0.1:9300".into(),
             base_url: gatehouse_kit::config::DEFAULT_BASE_URL.into(),
             trusted_origins: Vec::new(),
-            auth_secret: None,
             trusted_proxies: Vec::new(),
             cookie_prefix: "better-auth".into(),
             use_secure_cookies: None,
@@ -87,8 +86,9 @@ pub struct GatewayConfig {
     pub base_url: url::Url,
     /// The base URL's origin plus `TRUSTED_ORIGINS` (comma-separated; `*` wildcards allowed).
     pub trusted_origins: Vec<String>,
-    /// `AUTH_SECRET` (or `AUTH_SECRET_FILE`): signs cookies. Standalone mode generates one.
-    pub secret: SecretString,
+    /// `AUTH_SECRET` / `AUTH_SECRETS` (or their `_FILE`): the current one signs cookies.
+    /// Standalone mode generates one.
+    pub secrets: AuthSecrets,
     /// `IDENTITY_URL`, `SESSION_URL`, …: the gRPC addresses of the services the gateway calls.
     pub services: ServiceUrls,
     /// `CACHE_URL` / `CACHE_TIMEOUT_MS`: where rate-limit counters live (Redis when distributed).
@@ -165,8 +165,7 @@ fn invalid(name: &str, value: &str, reason: impl ToString) -> ConfigError {
 }
 
 impl GatewayConfig {
-    /// `secret` is passed in when the caller already resolved it (standalone generates one).
-    pub fn from_env(env: &Env, secret: Option<SecretString>) -> Result<Self, ConfigError> {
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let settings: GatewaySettings = env.load()?;
         let base_url = url::Url::parse(&settings.base_url)
             .map_err(|e| invalid("BASE_URL", &settings.base_url, e))?;
@@ -178,20 +177,10 @@ impl GatewayConfig {
                 .map(|o| o.trim().to_string())
                 .filter(|o| !o.is_empty()),
         );
-        let secret =
-            secret
-                .or(settings.auth_secret.clone())
-                .ok_or_else(|| ConfigError::Missing {
-                    name: "AUTH_SECRET".into(),
-                    why: "the gateway signs cookies with it (32+ random characters)".into(),
-                })?;
-        if secret.expose_secret().len() < 32 {
-            return Err(invalid(
-                "AUTH_SECRET",
-                "<redacted>",
-                "must be at least 32 characters",
-            ));
-        }
+        let secrets = AuthSecrets::required(
+            env,
+            "the gateway signs cookies with it (32+ random characters)",
+        )?;
         let trusted_proxies = settings
             .trusted_proxies
             .iter()
@@ -229,7 +218,7 @@ impl GatewayConfig {
             },
             base_url,
             trusted_origins,
-            secret,
+            secrets,
             services: ServiceUrls::from_env(env),
             backends: Backends::from_env(env)?,
             trusted_proxies,
@@ -251,9 +240,9 @@ impl GatewayConfig {
         })
     }
 
-    /// The cookie-signing secret.
+    /// The cookie-signing secret (the current version).
     pub fn secret(&self) -> &str {
-        self.secret.expose_secret()
+        self.secrets.current().expose_secret()
     }
 }
 
@@ -273,7 +262,7 @@ mod tests {
             ("RATE_LIMIT_SIGN_IN_MAX", "7"),
             ("SERVICE_TOKEN", "service-token-service-token-hunter2"),
         ]);
-        let config = GatewayConfig::from_env(&env, None).unwrap();
+        let config = GatewayConfig::from_env(&env).unwrap();
         let printed = format!("{config:?}");
         assert!(!printed.contains("hunter2"), "{printed}");
         assert!(
@@ -296,9 +285,7 @@ mod tests {
     #[test]
     fn bad_values_name_their_variable() {
         let short = Env::from_pairs([("AUTH_SECRET", "short")]);
-        let error = GatewayConfig::from_env(&short, None)
-            .unwrap_err()
-            .to_string();
+        let error = GatewayConfig::from_env(&short).unwrap_err().to_string();
         assert!(
             error.contains("AUTH_SECRET") && !error.contains("short"),
             "{error}"
@@ -308,9 +295,9 @@ mod tests {
             ("TRUSTED_PROXIES", "10.0.0.0/99"),
             ("SERVICE_TOKEN", "service-token-service-token-hunter2"),
         ]);
-        let error = GatewayConfig::from_env(&env, None).unwrap_err().to_string();
+        let error = GatewayConfig::from_env(&env).unwrap_err().to_string();
         assert!(error.contains("TRUSTED_PROXIES"), "{error}");
-        let missing = GatewayConfig::from_env(&Env::from_pairs([("X", "y")]), None);
+        let missing = GatewayConfig::from_env(&Env::from_pairs([("X", "y")]));
         assert!(missing.unwrap_err().to_string().contains("AUTH_SECRET"));
     }
 }

@@ -248,7 +248,7 @@ async fn run(command: &str) -> anyhow::Result<()> {
             running.wait().await.map_err(anyhow::Error::msg)?;
         }
         "gateway" => {
-            let config = gatehouse_gateway::GatewayConfig::from_env(&env, None)?;
+            let config = gatehouse_gateway::GatewayConfig::from_env(&env)?;
             let public = listener(&env, "GATEWAY_LISTEN", &config.listen.clone()).await?;
             let ops = listener(&env, "GATEWAY_OPS_LISTEN", &config.ops_listen.clone()).await?;
             spawn_operations(ops, config.http, shutdown.clone());

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use gatehouse_gateway::GatewayConfig;
+use gatehouse_kit::auth_secret::{self, AuthSecrets};
 use gatehouse_kit::config::{ConfigError, Env, ExposeSecret, SecretString};
 use gatehouse_kit::service::{Context, ContextError, listen_var, url_var};
 use gatehouse_kit::service_auth::{self, ServiceToken};
@@ -121,23 +122,27 @@ impl Running {
     }
 }
 
-/// The cookie secret: `AUTH_SECRET(_FILE)` if given, else generated once into
-/// `DATA_DIR/secret` (mode 0600) and reused on every start.
-pub fn load_or_create_secret(env: &Env, data_dir: &Path) -> Result<SecretString, StandaloneError> {
-    if let Some(secret) = env.secret("AUTH_SECRET")? {
-        return Ok(secret);
+/// The auth secret when none is configured (`AUTH_SECRET`, `AUTH_SECRETS`): generated once
+/// into `DATA_DIR/secret` (mode 0600) and reused on every start, since cookies and provider
+/// tokens at rest depend on it. `None` when one is configured.
+pub fn load_or_create_secret(
+    env: &Env,
+    data_dir: &Path,
+) -> Result<Option<SecretString>, StandaloneError> {
+    if AuthSecrets::from_env(env)?.is_some() {
+        return Ok(None);
     }
     let path = data_dir.join("secret");
     if let Ok(existing) = std::fs::read_to_string(&path) {
         let existing = existing.trim().to_string();
         if existing.len() >= 32 {
-            return Ok(existing.into());
+            return Ok(Some(existing.into()));
         }
     }
     let secret = gatehouse_kit::ids::random_alphanumeric(64);
     write_private(&path, &secret).map_err(io(format!("writing {}", path.display())))?;
-    tracing::info!(path = %path.display(), "generated a new cookie secret");
-    Ok(secret.into())
+    tracing::info!(path = %path.display(), "generated a new auth secret");
+    Ok(Some(secret.into()))
 }
 
 fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
@@ -191,9 +196,15 @@ pub async fn start(env: &Env, shutdown: CancellationToken) -> Result<Running, St
         None => ServiceToken::generate(),
     };
     overrides.push((service_auth::VAR.to_string(), token.expose().to_string()));
+    if let Some(secret) = secret {
+        overrides.push((
+            auth_secret::VAR.to_string(),
+            secret.expose_secret().to_string(),
+        ));
+    }
     // One bus and one cache for every part in the process.
     let context = Context::from_env(env.clone().with(overrides))?;
-    let gateway_config = GatewayConfig::from_env(&context.env, Some(secret))?;
+    let gateway_config = GatewayConfig::from_env(&context.env)?;
     let gateway_listener = bind(env, "GATEWAY_LISTEN", &gateway_config.listen.clone()).await?;
     let gateway_addr = gateway_listener
         .local_addr()

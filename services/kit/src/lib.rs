@@ -6,6 +6,7 @@
 
 pub mod access;
 pub mod amqp;
+pub mod auth_secret;
 pub mod bus;
 pub mod cache;
 pub mod client;

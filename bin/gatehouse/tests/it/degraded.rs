@@ -26,7 +26,7 @@ async fn a_missing_session_service_is_a_503_until_it_returns() {
         ("SESSION_URL", format!("http://{}", proxy.addr)),
         ("SERVICE_TOKEN", stack.service_token.expose().to_string()),
     ]);
-    let config = gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap();
+    let config = gatehouse_gateway::GatewayConfig::from_env(&env).unwrap();
     let shutdown = CancellationToken::new();
     tokio::spawn(gatehouse_gateway::run(config, listener, shutdown.clone()));
     let get_session = || async {

@@ -83,6 +83,10 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
             "SERVICE_TOKEN",
             "distributed-test-service-token-0123456789".to_string(),
         ),
+        (
+            "AUTH_SECRET",
+            "distributed-test-secret-0123456789abcdef".to_string(),
+        ),
         ("CACHE_URL", "redis://127.0.0.1:6379".to_string()),
         (
             "BUS_URL",
@@ -114,10 +118,6 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
                 ("GATEWAY_LISTEN", format!("127.0.0.1:{gateway_port}")),
                 ("GATEWAY_OPS_LISTEN", "127.0.0.1:0".to_string()),
                 ("BASE_URL", base_url.clone()),
-                (
-                    "AUTH_SECRET",
-                    "distributed-test-secret-0123456789abcdef".to_string(),
-                ),
                 ("IDENTITY_URL", identity_url),
                 ("SESSION_URL", format!("http://127.0.0.1:{session_port}")),
                 ("RATE_LIMIT_SIGN_IN_MAX", "1000".to_string()),

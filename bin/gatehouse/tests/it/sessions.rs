@@ -211,9 +211,8 @@ async fn admin_routes_require_a_session_and_refuse_with_an_empty_401() {
         ("SESSION_URL", format!("http://{}", stack.session_addr)),
         ("SERVICE_TOKEN", stack.service_token.expose().to_string()),
     ]);
-    let state =
-        gatehouse_gateway::state(gatehouse_gateway::GatewayConfig::from_env(&env, None).unwrap())
-            .unwrap();
+    let state = gatehouse_gateway::state(gatehouse_gateway::GatewayConfig::from_env(&env).unwrap())
+        .unwrap();
     async fn whoami(Input { auth, .. }: Input<NoInput, BareSession>) -> String {
         auth.0.user.id
     }

@@ -286,6 +286,10 @@ impl Stack {
                 "SERVICE_TOKEN",
                 "fault-suite-service-token-0123456789abcdef".to_string(),
             ),
+            (
+                "AUTH_SECRET",
+                "fault-suite-auth-secret-0123456789abcdef".to_string(),
+            ),
             ("CACHE_URL", format!("redis://{}", redis.addr)),
             (
                 "BUS_URL",
@@ -325,10 +329,6 @@ impl Stack {
             (
                 "gateway",
                 vec![
-                    (
-                        "AUTH_SECRET",
-                        "fault-suite-auth-secret-0123456789abcdef".to_string(),
-                    ),
                     ("RATE_LIMIT_MAX", "1000000".to_string()),
                     ("RATE_LIMIT_SIGN_IN_MAX", "1000000".to_string()),
                     ("RATE_LIMIT_EMAIL_MAX", "1000000".to_string()),
