@@ -323,3 +323,65 @@ test("unlink-account removes a provider account but never the last one", async (
   const signedOut = await postJson(newBrowser().jar, "/unlink-account", { providerId: PROVIDER });
   assert.equal(signedOut.status, 401);
 });
+
+/** What the provider's user-info endpoint answers to an access token. */
+async function atUserInfo(accessToken) {
+  const response = await fetch(`${ISSUER}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+  return { status: response.status, body: response.status === 200 ? await response.json() : null };
+}
+
+test("the provider's tokens come back valid through getAccessToken, refreshToken and accountInfo", async () => {
+  const browser = newBrowser();
+  const email = uniqueEmail("social-tokens");
+  await signInSocial(browser, { loginHint: email });
+  const [account] = (await browser.client.listAccounts()).data;
+  assert.deepEqual(account.scopes, ["openid", "email", "profile"]);
+
+  // better-auth 1.7's form (the row id) and its spec's (the provider) name the same account.
+  const byRow = await browser.client.getAccessToken({ accountId: account.id });
+  assert.equal(byRow.error, null, JSON.stringify(byRow.error));
+  const byProvider = await browser.client.getAccessToken({ providerId: PROVIDER });
+  assert.equal(byProvider.data.accessToken, byRow.data.accessToken);
+  const token = byRow.data;
+  assert.deepEqual(token.scopes, ["openid", "email", "profile"]);
+  assert.ok(Date.parse(token.accessTokenExpiresAt) > Date.now(), token.accessTokenExpiresAt);
+  assert.equal(token.idToken.split(".").length, 3, "the id token, a JWT");
+  const before = await atUserInfo(token.accessToken);
+  assert.equal(before.status, 200, "the token works at the provider");
+  assert.equal(before.body.sub, account.accountId);
+
+  const refreshed = await browser.client.refreshToken({ accountId: account.id });
+  assert.equal(refreshed.error, null, JSON.stringify(refreshed.error));
+  assert.notEqual(refreshed.data.accessToken, token.accessToken);
+  assert.ok(refreshed.data.refreshToken, "the refresh token is answered");
+  assert.equal(refreshed.data.scope, "openid,email,profile");
+  assert.equal(refreshed.data.providerId, PROVIDER);
+  assert.equal(refreshed.data.accountId, account.id);
+  assert.equal((await atUserInfo(refreshed.data.accessToken)).status, 200);
+  const after = await browser.client.getAccessToken({ accountId: account.id });
+  assert.equal(after.data.accessToken, refreshed.data.accessToken, "the refreshed token is kept");
+
+  const info = await browser.client.accountInfo({ query: { accountId: account.id } });
+  assert.equal(info.error, null, JSON.stringify(info.error));
+  assert.equal(info.data.user.email, email);
+  assert.equal(info.data.user.emailVerified, true);
+  assert.equal(info.data.data.sub, account.accountId, "the provider's answer as it came");
+  assert.deepEqual(info.data.account, { id: account.id, providerId: PROVIDER, accountId: account.accountId });
+
+  // Someone else's account, a credential account, and no session.
+  const other = newBrowser();
+  await signInSocial(other, { loginHint: uniqueEmail("social-tokens-other") });
+  const stolen = await other.client.getAccessToken({ accountId: account.id });
+  assert.equal(stolen.error.status, 400);
+  assert.equal(stolen.error.code, "ACCOUNT_NOT_FOUND");
+  const signedUp = newBrowser();
+  await signedUp.client.signUp.email({ email: uniqueEmail("social-tokens-pw"), password: PASSWORD, name: "Pat" });
+  const [credential] = (await signedUp.client.listAccounts()).data;
+  const notSupported = await signedUp.client.getAccessToken({ accountId: credential.id });
+  assert.equal(notSupported.error.code, "PROVIDER_NOT_SUPPORTED");
+  assert.equal(notSupported.error.message, "Provider credential is not supported.");
+  const noRefresh = await signedUp.client.refreshToken({ accountId: credential.id });
+  assert.equal(noRefresh.error.code, "PROVIDER_NOT_SUPPORTED");
+  const anonymous = await newBrowser().client.getAccessToken({ accountId: account.id });
+  assert.equal(anonymous.error.status, 401);
+});

@@ -55,6 +55,9 @@ const provider = new Provider(issuer, {
   conformIdTokenClaims: false,
   // better-auth does not always ask for offline_access; issue a refresh token anyway.
   issueRefreshToken: async (ctx, client) => client.grantTypeAllowed("refresh_token"),
+  // Each refresh token works once, and a second use revokes the grant, as at providers that
+  // rotate them (Google for some clients, Microsoft, X): racing refreshes show.
+  rotateRefreshToken: () => true,
   ttl: { AccessToken: accessTokenTtl },
   features: {
     devInteractions: { enabled: false },

@@ -1,5 +1,5 @@
 //! The `account` group: `POST /update-user`, `POST /change-password`, `GET /list-accounts`,
-//! `GET /account-info`, `POST /delete-user`, `GET /delete-user/callback`
+//! `POST /delete-user`, `GET /delete-user/callback`
 //! (`gatehouse.identity.v1.AccountService`). `set-password` is an RPC only, never a route
 //! (better-auth §8.14).
 
@@ -14,9 +14,7 @@ use utoipa::ToSchema;
 use super::Group;
 use super::shared::session::{forget_cached_user, start_session};
 use crate::error::ApiError;
-use crate::extract::{
-    BareSession, Input, Later, MaybeSession, NoInput, RequestMeta, Session as SignedIn,
-};
+use crate::extract::{Input, MaybeSession, NoInput, RequestMeta, Session as SignedIn};
 use crate::openapi::{BodyErrors, ErrorBody, QueryErrors};
 use crate::policy::{Policy, RateRule};
 use crate::reply::Reply;
@@ -32,7 +30,6 @@ pub fn router() -> Group {
             Policy::DEFAULT.rate(RateRule::SignIn),
         )
         .route(route!(list_accounts), Policy::DEFAULT)
-        .route(route!(account_info), Policy::DEFAULT)
         .route(route!(delete_user), Policy::DEFAULT)
         .route(route!(delete_user_callback), Policy::DEFAULT)
 }
@@ -395,76 +392,4 @@ async fn list_accounts(
         .accounts;
     let accounts: Vec<Account> = accounts.into_iter().map(Into::into).collect();
     Ok(Reply::json(&accounts))
-}
-
-/// What a provider says about the user, for one of their linked accounts.
-#[derive(Serialize, ToSchema)]
-pub struct AccountInfoResponse {
-    /// The provider's profile, as it sent it.
-    #[schema(value_type = Object)]
-    data: Value,
-    account: AccountRef,
-}
-
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AccountRef {
-    id: String,
-    provider_id: String,
-    account_id: String,
-}
-
-/// better-auth's query is `{accountId, userId?}` or `{useAccountCookie: true}` (a literal
-/// that a query string can never be), strictly: unknown keys are refused.
-fn account_info_query(meta: &RequestMeta) -> Result<String, ApiError> {
-    if let Some((key, _)) = meta
-        .query
-        .iter()
-        .find(|(key, _)| !matches!(key.as_str(), "accountId" | "userId" | "useAccountCookie"))
-    {
-        return Err(base::VALIDATION_ERROR
-            .with_message(format!("[query] Unrecognized key: \"{key}\""))
-            .into());
-    }
-    match meta.query("accountId") {
-        Some(id) if meta.query("useAccountCookie").is_none() => Ok(id.to_string()),
-        _ => Err(base::VALIDATION_ERROR
-            .with_message("[query] Invalid input")
-            .into()),
-    }
-}
-
-/// The provider's profile of the caller for one of their linked accounts (`accountId`, the
-/// account's id as list-accounts shows it).
-#[utoipa::path(get, path = "/account-info", tag = "account",
-    params(("accountId" = String, Query, description = "One of the caller's accounts (its `id`)"),
-           ("userId" = Option<String>, Query, description = "Accepted and ignored: always the caller")),
-    responses((status = 200, body = AccountInfoResponse, description = "The provider's profile of the caller"),
-        (status = 400, body = ErrorBody, description = "`ACCOUNT_NOT_FOUND`, `PROVIDER_NOT_CONFIGURED` (a credential account), `VALIDATION_ERROR`")))]
-async fn account_info(
-    State(state): State<AppState>,
-    meta: RequestMeta,
-    // The query is judged first; better-auth answers the missing session with an empty 401.
-    session: Later<BareSession>,
-) -> Result<Reply, ApiError> {
-    let account_id = account_info_query(&meta)?;
-    let BareSession(caller) = session.check(&state, &meta).await?;
-    let info = state
-        .accounts
-        .clone()
-        .get_account_info(identity_pb::GetAccountInfoRequest {
-            user_id: caller.user.id,
-            account_id,
-        })
-        .await?
-        .into_inner();
-    let account = info.account.ok_or(base::ACCOUNT_NOT_FOUND)?;
-    Ok(Reply::json(&AccountInfoResponse {
-        data: serde_json::from_str(&info.profile_json).unwrap_or(Value::Null),
-        account: AccountRef {
-            id: account.id,
-            provider_id: account.provider_id,
-            account_id: account.account_id,
-        },
-    }))
 }

@@ -28,6 +28,7 @@ mod member;
 mod meta;
 mod organization;
 mod password_reset;
+mod provider_tokens;
 mod session;
 mod shared;
 mod social;
@@ -130,6 +131,7 @@ pub fn routes() -> Assembled {
         email_password::router(),
         username::router(),
         social::router(),
+        provider_tokens::router(),
         session::router(),
         account::router(),
         admin::router(),

@@ -29,12 +29,11 @@ impl From<User> for pb::User {
 impl From<Account> for pb::Account {
     fn from(account: Account) -> Self {
         pb::Account {
+            scopes: account.scopes(),
             id: account.id,
             provider_id: account.provider_id,
             account_id: account.account_id,
             user_id: account.user_id,
-            // Social providers' scopes arrive with social sign-in; credentials have none.
-            scopes: Vec::new(),
             created_at_unix_ms: account.created_at.timestamp_millis(),
             updated_at_unix_ms: account.updated_at.timestamp_millis(),
         }

@@ -19,6 +19,7 @@ pub mod user;
 pub mod username;
 pub mod verification;
 
+use gatehouse_kit::auth_secret::AuthSecrets;
 use gatehouse_kit::db::Migrations;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use tokio_util::sync::CancellationToken;
@@ -88,6 +89,12 @@ async fn start(
         social::config::providers(&context.env)?,
         social::config::AccountLinking::from_env(&context.env)?,
         rules.clone(),
+        AuthSecrets::required(
+            &context.env,
+            "identity keeps social providers' tokens encrypted with keys derived from it \
+             (the same secret as the gateway's)",
+        )?
+        .vault(social::tokens::VAULT_PURPOSE),
     )?;
     if social.provider_ids().next().is_some() {
         tracing::info!(providers = ?social.provider_ids().collect::<Vec<_>>(), "social sign-in");

@@ -15,7 +15,7 @@ export interface paths {
         };
         /**
          * The provider's profile of the caller for one of their linked accounts (`accountId`, the
-         *     account's id as list-accounts shows it).
+         *     account's id as list-accounts shows it), read now with a valid access token.
          */
         get: operations["account_info"];
         put?: never;
@@ -422,6 +422,26 @@ export interface paths {
         put?: never;
         /** The same as `/request-password-reset`, under the name clients before better-auth 1.4 use. */
         post: operations["forget_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/get-access-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A valid access token for one of the caller's provider accounts, refreshed first when it
+         *     expires within 5 seconds.
+         */
+        post: operations["get_access_token"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1073,6 +1093,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/refresh-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** New tokens from the provider now. Concurrent refreshes of one account share one call. */
+        post: operations["refresh_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/request-password-reset": {
         parameters: {
             query?: never;
@@ -1381,6 +1418,12 @@ export interface components {
             invitation: components["schemas"]["Invitation"];
             member: components["schemas"]["Member"];
         };
+        AccessTokenResponse: {
+            accessToken: string;
+            accessTokenExpiresAt?: string | null;
+            idToken?: string | null;
+            scopes: string[];
+        };
         /** @description A sign-in method as better-auth lists it (§4.3): no tokens, no password. */
         Account: {
             accountId: string;
@@ -1394,8 +1437,9 @@ export interface components {
         /** @description What a provider says about the user, for one of their linked accounts. */
         AccountInfoResponse: {
             account: components["schemas"]["AccountRef"];
-            /** @description The provider's profile, as it sent it. */
+            /** @description The provider's answer, as it sent it. */
             data: Record<string, unknown>;
+            user: components["schemas"]["ProviderUser"];
         };
         AccountRef: {
             accountId: string;
@@ -1678,6 +1722,36 @@ export interface components {
             };
         } | {
             permission: Record<string, unknown>;
+        };
+        ProviderAccountBody: {
+            /** @description Alone (better-auth 1.7's form): the account's own id, as list-accounts shows it. */
+            accountId?: string | null;
+            /** @description The provider (the spec's form), with `accountId` the provider's id for the user. */
+            providerId?: string | null;
+            /** @description better-auth's account cookie, which Gatehouse does not keep: names no account. */
+            useAccountCookie?: boolean | null;
+            /** @description Accepted and ignored: always the caller. */
+            userId?: string | null;
+        };
+        ProviderUser: {
+            email?: string | null;
+            emailVerified: boolean;
+            /** @description The provider's id for the user. */
+            id: string;
+            image?: string | null;
+            name: string;
+        };
+        RefreshTokenResponse: {
+            accessToken: string;
+            accessTokenExpiresAt?: string | null;
+            /** @description The account's own id. */
+            accountId: string;
+            idToken?: string | null;
+            providerId: string;
+            refreshToken?: string | null;
+            refreshTokenExpiresAt?: string | null;
+            /** @description The granted scopes as stored: comma-separated. */
+            scope?: string | null;
         };
         RejectedInvitation: {
             invitation: components["schemas"]["Invitation"];
@@ -2080,7 +2154,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountInfoResponse"];
                 };
             };
-            /** @description `ACCOUNT_NOT_FOUND`, `PROVIDER_NOT_CONFIGURED` (a credential account), `VALIDATION_ERROR` */
+            /** @description `ACCOUNT_NOT_FOUND`, `PROVIDER_NOT_CONFIGURED` (a credential account), `FAILED_TO_GET_ACCESS_TOKEN`, `VALIDATION_ERROR` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2089,12 +2163,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No session: an empty body. */
+            /** @description No session: an empty body; or `FAILED_TO_GET_USER_INFO`: the provider did not say */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -3797,6 +3873,89 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_access_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderAccountBody"];
+            };
+        };
+        responses: {
+            /** @description A valid access token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessTokenResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No session: an empty body. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
@@ -6594,6 +6753,89 @@ export interface operations {
             /**
              * @description The caller's role may not (`YOU_ARE_NOT_ALLOWED_TO_…`), or an origin refusal
              *     (`INVALID_ORIGIN`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    refresh_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderAccountBody"];
+            };
+        };
+        responses: {
+            /** @description The new tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshTokenResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No session: an empty body. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
              */
             403: {
                 headers: {

@@ -85,19 +85,6 @@ impl AccountService for Accounts {
         }))
     }
 
-    async fn get_account_info(
-        &self,
-        request: Request<pb::GetAccountInfoRequest>,
-    ) -> Result<Response<pb::GetAccountInfoResponse>, Status> {
-        let r = request.into_inner();
-        require_user(&r.user_id)?;
-        let account = Accounts::account_info(self, &r.user_id, &r.account_id).await?;
-        Ok(Response::new(pb::GetAccountInfoResponse {
-            account: Some(account.into()),
-            profile_json: "{}".into(),
-        }))
-    }
-
     async fn delete_user(
         &self,
         request: Request<pb::DeleteUserRequest>,

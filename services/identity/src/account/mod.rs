@@ -266,18 +266,4 @@ impl Accounts {
     pub async fn list_accounts(&self, user_id: &str) -> Result<Vec<Account>, IdentityError> {
         Ok(store::list(&self.db, user_id).await?)
     }
-
-    /// One of the user's accounts, for its provider's profile of them (§8.29). No social
-    /// provider is configured yet, so every account that exists answers
-    /// `PROVIDER_NOT_CONFIGURED`, the credential account included.
-    pub async fn account_info(
-        &self,
-        user_id: &str,
-        account_id: &str,
-    ) -> Result<Account, IdentityError> {
-        match store::find(&self.db, user_id, account_id).await? {
-            None => Err(base::ACCOUNT_NOT_FOUND.into()),
-            Some(_) => Err(base::PROVIDER_NOT_CONFIGURED.into()),
-        }
-    }
 }

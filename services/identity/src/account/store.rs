@@ -35,8 +35,36 @@ pub struct Account {
     pub provider_id: String,
     pub account_id: String,
     pub user_id: String,
+    /// A provider account's granted scopes, comma-separated (better-auth's form).
+    pub scope: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl Account {
+    /// The granted scopes (none for a credential account).
+    pub fn scopes(&self) -> Vec<String> {
+        self.scope
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    }
+}
+
+/// A provider account's token columns, each secret already encrypted
+/// ([`crate::social::tokens`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredTokens {
+    pub access_token: Option<String>,
+    pub refresh_token: Option<String>,
+    pub id_token: Option<String>,
+    pub access_token_expires_at: Option<DateTime<Utc>>,
+    pub refresh_token_expires_at: Option<DateTime<Utc>>,
+    pub scope: Option<String>,
 }
 
 /// Applies `changes` and records `user.updated` in the same transaction; `None` when the user
@@ -68,8 +96,8 @@ pub async fn update_profile(
 /// The user's sign-in methods, oldest first.
 pub async fn list(db: &Db, user_id: &str) -> Result<Vec<Account>, DbError> {
     query(
-        "SELECT id, provider_id, account_id, user_id, created_at, updated_at FROM accounts \
-         WHERE user_id = $1 ORDER BY created_at, id",
+        "SELECT id, provider_id, account_id, user_id, scope, created_at, updated_at \
+         FROM accounts WHERE user_id = $1 ORDER BY created_at, id",
     )
     .bind(user_id)
     .fetch_all(db)
@@ -79,8 +107,8 @@ pub async fn list(db: &Db, user_id: &str) -> Result<Vec<Account>, DbError> {
 /// One of the user's accounts by its row id.
 pub async fn find(db: &Db, user_id: &str, id: &str) -> Result<Option<Account>, DbError> {
     query(
-        "SELECT id, provider_id, account_id, user_id, created_at, updated_at FROM accounts \
-         WHERE id = $1 AND user_id = $2",
+        "SELECT id, provider_id, account_id, user_id, scope, created_at, updated_at \
+         FROM accounts WHERE id = $1 AND user_id = $2",
     )
     .bind(id)
     .bind(user_id)

@@ -71,6 +71,7 @@ pub async fn create_user_with(
         provider_id: CREDENTIAL_PROVIDER,
         account_id: None,
         password: Some(hash),
+        tokens: None,
     });
     create_user_with_account(db, new, account, extras, mail).await
 }
@@ -81,6 +82,8 @@ pub struct NewAccount<'a> {
     /// The provider's id for the user; `None`: the user's own id (a credential account).
     pub account_id: Option<&'a str>,
     pub password: Option<&'a str>,
+    /// A provider account's tokens, encrypted.
+    pub tokens: Option<&'a crate::account::store::StoredTokens>,
 }
 
 /// Creates the user with `account`, the `user.created` event and the link `mail` makes for
@@ -137,15 +140,24 @@ pub async fn create_user_with_account(
         .execute(&mut tx)
         .await?;
         if let Some(account) = &account {
+            let tokens = account.tokens.cloned().unwrap_or_default();
             query(
-                "INSERT INTO accounts (id, account_id, provider_id, user_id, password, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                "INSERT INTO accounts (id, account_id, provider_id, user_id, password, \
+                 access_token, refresh_token, id_token, access_token_expires_at, \
+                 refresh_token_expires_at, scope, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
             )
             .bind(ids::new_id())
             .bind(account.account_id.unwrap_or(user.id.as_str()))
             .bind(account.provider_id)
             .bind(user.id.as_str())
             .bind(account.password)
+            .bind(tokens.access_token)
+            .bind(tokens.refresh_token)
+            .bind(tokens.id_token)
+            .bind(tokens.access_token_expires_at)
+            .bind(tokens.refresh_token_expires_at)
+            .bind(tokens.scope)
             .bind(now)
             .bind(now)
             .execute(&mut tx)

@@ -5,6 +5,7 @@ use gatehouse_proto::identity::v1 as pb;
 use gatehouse_proto::identity::v1::social_service_server::{SocialService, SocialServiceServer};
 use tonic::{Request, Response, Status};
 
+use super::tokens::AccountSelector;
 use super::{Callback, Finished, Social, Start};
 
 pub fn server(social: Social) -> SocialServiceServer<Social> {
@@ -13,6 +14,22 @@ pub fn server(social: Social) -> SocialServiceServer<Social> {
 
 fn nonempty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.is_empty())
+}
+
+/// The request's user and account; one named by neither field is none of theirs.
+fn selected(r: pb::ProviderAccountRequest) -> Result<(String, AccountSelector), Status> {
+    if r.user_id.is_empty() {
+        return Err(base::VALIDATION_ERROR
+            .with_message("user_id is required")
+            .into());
+    }
+    let selector = AccountSelector::from_parts(nonempty(r.provider_id), nonempty(r.account_id))
+        .ok_or(base::ACCOUNT_NOT_FOUND)?;
+    Ok((r.user_id, selector))
+}
+
+fn unix_ms(at: Option<chrono::DateTime<chrono::Utc>>) -> Option<i64> {
+    at.map(|at| at.timestamp_millis())
 }
 
 #[tonic::async_trait]
@@ -120,6 +137,59 @@ impl SocialService for Social {
                 error_description: Some(description),
                 ..Default::default()
             },
+        }))
+    }
+
+    async fn get_access_token(
+        &self,
+        request: Request<pb::ProviderAccountRequest>,
+    ) -> Result<Response<pb::GetAccessTokenResponse>, Status> {
+        let (user_id, selector) = selected(request.into_inner())?;
+        let token = self.access_token(&user_id, &selector).await?;
+        Ok(Response::new(pb::GetAccessTokenResponse {
+            access_token: token.access_token,
+            access_token_expires_at_unix_ms: unix_ms(token.access_token_expires_at),
+            scopes: token.scopes,
+            id_token: token.id_token,
+        }))
+    }
+
+    async fn refresh_token(
+        &self,
+        request: Request<pb::ProviderAccountRequest>,
+    ) -> Result<Response<pb::RefreshTokenResponse>, Status> {
+        let (user_id, selector) = selected(request.into_inner())?;
+        let refreshed = Social::refresh_token(self, &user_id, &selector).await?;
+        let tokens = refreshed.tokens;
+        Ok(Response::new(pb::RefreshTokenResponse {
+            access_token: tokens.access_token,
+            refresh_token: tokens.refresh_token,
+            access_token_expires_at_unix_ms: unix_ms(tokens.access_token_expires_at),
+            refresh_token_expires_at_unix_ms: unix_ms(tokens.refresh_token_expires_at),
+            scope: refreshed.scope,
+            id_token: tokens.id_token,
+            provider_id: refreshed.provider_id,
+            account_id: refreshed.account_id,
+        }))
+    }
+
+    async fn get_account_info(
+        &self,
+        request: Request<pb::ProviderAccountRequest>,
+    ) -> Result<Response<pb::GetAccountInfoResponse>, Status> {
+        let (user_id, selector) = selected(request.into_inner())?;
+        let info = self.account_info(&user_id, &selector).await?;
+        let profile = info.profile;
+        Ok(Response::new(pb::GetAccountInfoResponse {
+            account: Some(info.account.into()),
+            profile_json: info.data.to_string(),
+            user: Some(pb::ProviderProfile {
+                id: profile.id,
+                name: profile.name,
+                email: profile.email,
+                image: profile.image,
+                email_verified: profile.email_verified,
+            }),
         }))
     }
 }

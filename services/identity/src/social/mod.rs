@@ -7,18 +7,22 @@ pub mod config;
 pub mod grpc;
 pub mod provider;
 pub mod store;
+pub mod tokens;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chrono::TimeDelta;
+use gatehouse_kit::auth_secret::Vault;
 use gatehouse_kit::db::Db;
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_kit::ids;
 use serde::{Deserialize, Serialize};
 
 use self::config::{AccountLinking, ProviderConfig};
-use self::provider::{Profile, Provider};
+use self::provider::{Profile, Provider, Tokens};
+use self::tokens::AccountSelector;
+use crate::account::store::StoredTokens;
 use crate::email_password::EmailPassword;
 use crate::email_password::store::{CreateError, NewAccount, NewUser, create_user_with_account};
 use crate::error::IdentityError;
@@ -63,6 +67,9 @@ struct Pending {
     request_sign_up: bool,
     #[serde(default)]
     link: Option<LinkTarget>,
+    /// What the sign-in asked for: the grant, when the provider does not name it.
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 /// The provider's callback.
@@ -111,6 +118,8 @@ pub struct Social {
     linking: AccountLinking,
     /// For the ban check and its message, as at email sign-in.
     credentials: EmailPassword,
+    /// Keeps the providers' tokens encrypted at rest.
+    vault: Vault,
 }
 
 impl Social {
@@ -119,6 +128,7 @@ impl Social {
         providers: Vec<ProviderConfig>,
         linking: AccountLinking,
         credentials: EmailPassword,
+        vault: Vault,
     ) -> Result<Self, provider::ProviderError> {
         let providers = providers
             .into_iter()
@@ -129,6 +139,7 @@ impl Social {
             providers: Arc::new(providers),
             linking,
             credentials,
+            vault,
         })
     }
 
@@ -182,6 +193,7 @@ impl Social {
             code_verifier: authorization.code_verifier,
             nonce,
             request_sign_up: start.request_sign_up,
+            scopes,
         };
         let data = serde_json::to_string(&pending)
             .map_err(|e| IdentityError::internal("social state", base::INTERNAL_SERVER_ERROR, e))?;
@@ -272,11 +284,12 @@ impl Social {
                 ));
             }
         }
-        let access_token = match provider
+        let tokens = match provider
             .exchange(
                 &code,
                 pending.code_verifier.as_deref(),
                 &callback.redirect_uri,
+                &pending.scopes,
             )
             .await
         {
@@ -290,7 +303,7 @@ impl Social {
                 ));
             }
         };
-        let profile = match provider.profile(&access_token).await {
+        let profile = match provider.profile(&tokens.access_token).await {
             Ok(profile) => profile,
             Err(error) => {
                 tracing::warn!(provider = %provider.config.id, %error, "user info failed");
@@ -301,7 +314,8 @@ impl Social {
                 ));
             }
         };
-        self.resolve(provider, profile, &pending, &error_url).await
+        self.resolve(provider, profile, &tokens, &pending, &error_url)
+            .await
     }
 
     /// Who the user is: the account's owner, a user with the address (linked when better-auth
@@ -310,15 +324,17 @@ impl Social {
         &self,
         provider: &Provider,
         profile: Profile,
+        tokens: &Tokens,
         pending: &Pending,
         error_url: &str,
     ) -> Result<Finished, IdentityError> {
         let provider_id = provider.config.id.as_str();
+        let tokens = tokens::seal(&self.vault, tokens);
         // A link's own checks come first, as better-auth's (an address missing counts as one
         // not verified there).
         if let Some(link) = &pending.link {
             return self
-                .link(provider, &profile, link, pending, error_url)
+                .link(provider, &profile, &tokens, link, pending, error_url)
                 .await;
         }
         let Some(email) = profile.email.clone().filter(|e| !e.is_empty()) else {
@@ -340,6 +356,7 @@ impl Social {
             }
         };
         if let Some(owner) = store::owner_of(&self.db, provider_id, &profile.id).await? {
+            store::update_tokens(&self.db, provider_id, &profile.id, &tokens).await?;
             let owner = if profile.email_verified && !owner.email_verified && owner.email == email {
                 crate::user::store::verify_email(&self.db, &owner.id, &email)
                     .await?
@@ -369,7 +386,7 @@ impl Social {
                     error_url,
                 ));
             }
-            if !store::link(&self.db, &user.id, provider_id, &profile.id).await? {
+            if !store::link(&self.db, &user.id, provider_id, &profile.id, &tokens).await? {
                 return Ok(refused(
                     "unable_to_link_account",
                     "This provider account was linked at the same moment. Please sign in again.",
@@ -414,6 +431,7 @@ impl Social {
             provider_id,
             account_id: Some(&profile.id),
             password: None,
+            tokens: Some(&tokens),
         };
         match create_user_with_account(&self.db, new, Some(account), extras, |_| None).await {
             Ok(user) => Ok(signed_in(user, true)),
@@ -433,6 +451,7 @@ impl Social {
         &self,
         provider: &Provider,
         profile: &Profile,
+        tokens: &StoredTokens,
         link: &LinkTarget,
         pending: &Pending,
         error_url: &str,
@@ -466,9 +485,9 @@ impl Social {
                     error_url,
                 ));
             }
-            Some(_) => {}
+            Some(_) => store::update_tokens(&self.db, provider_id, &profile.id, tokens).await?,
             None => {
-                if !store::link(&self.db, &link.user_id, provider_id, &profile.id).await? {
+                if !store::link(&self.db, &link.user_id, provider_id, &profile.id, tokens).await? {
                     // Another callback linked it a moment ago: whose is it now?
                     let owner = store::owner_of(&self.db, provider_id, &profile.id).await?;
                     if owner.is_none_or(|owner| owner.id != link.user_id) {
@@ -496,16 +515,15 @@ impl Social {
         account_id: Option<&str>,
     ) -> Result<(), IdentityError> {
         let accounts = crate::account::store::list(&self.db, user_id).await?;
-        let target = accounts
-            .iter()
-            .find(|account| match (provider_id, account_id) {
-                (Some(provider), Some(id)) => {
-                    account.provider_id == provider && account.account_id == id
-                }
-                (Some(provider), None) => account.provider_id == provider,
-                (None, Some(id)) => account.id == id,
-                (None, None) => false,
-            });
+        let selector = AccountSelector::from_parts(
+            provider_id.map(String::from),
+            account_id.map(String::from),
+        );
+        let target = selector.and_then(|selector| {
+            accounts
+                .iter()
+                .find(|a| selector.matches(&a.id, &a.provider_id, &a.account_id))
+        });
         // better-auth's order: the last account first, then whether it is one.
         if accounts.len() == 1 && !self.linking.allow_unlinking_all {
             return Err(base::FAILED_TO_UNLINK_LAST_ACCOUNT.into());

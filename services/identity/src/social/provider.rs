@@ -6,13 +6,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use gatehouse_kit::config::ExposeSecret;
-use oauth2::basic::BasicClient;
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
-    PkceCodeVerifier, RedirectUrl, Scope, TokenResponse, TokenUrl,
+    PkceCodeVerifier, RedirectUrl, RefreshToken, Scope, TokenResponse, TokenUrl,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::OnceCell;
 use url::Url;
@@ -70,10 +70,61 @@ pub struct Profile {
     pub image: Option<String>,
 }
 
-/// A `BasicClient` with its authorization and token endpoints set.
+/// What a token endpoint answers besides RFC 6749's fields.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+struct MoreTokenFields {
+    /// An OpenID provider's id token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id_token: Option<String>,
+    /// Some providers' refresh-token lifetime (seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_token_expires_in: Option<u64>,
+}
+
+impl oauth2::ExtraTokenFields for MoreTokenFields {}
+
+type TokenAnswer = oauth2::StandardTokenResponse<MoreTokenFields, oauth2::basic::BasicTokenType>;
+
+/// A provider's tokens for one account, as it answered them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub access_token: String,
+    pub refresh_token: Option<String>,
+    pub id_token: Option<String>,
+    pub access_token_expires_at: Option<DateTime<Utc>>,
+    pub refresh_token_expires_at: Option<DateTime<Utc>>,
+    /// What the provider granted (what was asked for, when it does not say: RFC 6749 5.1).
+    pub scopes: Vec<String>,
+}
+
+impl Tokens {
+    fn from_answer(answer: &TokenAnswer, asked: &[String]) -> Self {
+        let now = gatehouse_kit::ids::now();
+        let after = |seconds: u64| {
+            chrono::TimeDelta::try_seconds(i64::try_from(seconds).unwrap_or(i64::MAX))
+                .and_then(|delta| now.checked_add_signed(delta))
+        };
+        Self {
+            access_token: answer.access_token().secret().clone(),
+            refresh_token: answer.refresh_token().map(|t| t.secret().clone()),
+            id_token: answer.extra_fields().id_token.clone(),
+            access_token_expires_at: answer.expires_in().and_then(|d| after(d.as_secs())),
+            refresh_token_expires_at: answer
+                .extra_fields()
+                .refresh_token_expires_in
+                .and_then(after),
+            scopes: match answer.scopes() {
+                Some(granted) => granted.iter().map(|s| s.to_string()).collect(),
+                None => asked.to_vec(),
+            },
+        }
+    }
+}
+
+/// A client with its authorization and token endpoints set.
 type OAuthClient = oauth2::Client<
     oauth2::basic::BasicErrorResponse,
-    oauth2::basic::BasicTokenResponse,
+    TokenAnswer,
     oauth2::basic::BasicTokenIntrospectionResponse,
     oauth2::StandardRevocableToken,
     oauth2::basic::BasicRevocationErrorResponse,
@@ -180,7 +231,7 @@ impl Provider {
     ) -> Result<OAuthClient, ProviderError> {
         let redirect = self.config.redirect_uri.as_deref().unwrap_or(redirect_uri);
         Ok(
-            BasicClient::new(ClientId::new(self.config.client_id.clone()))
+            oauth2::Client::new(ClientId::new(self.config.client_id.clone()))
                 .set_client_secret(ClientSecret::new(
                     self.config.client_secret.expose_secret().to_string(),
                 ))
@@ -234,28 +285,68 @@ impl Provider {
         Ok(Authorization { url, code_verifier })
     }
 
-    /// Exchanges the callback's code for an access token.
+    /// Exchanges the callback's code for the account's tokens (`asked`: the scopes the
+    /// sign-in asked for).
     pub async fn exchange(
         &self,
         code: &str,
         code_verifier: Option<&str>,
         redirect_uri: &str,
-    ) -> Result<String, ProviderError> {
+        asked: &[String],
+    ) -> Result<Tokens, ProviderError> {
         let resolved = self.resolved().await?;
         let client = self.client(resolved, redirect_uri)?;
         let mut request = client.exchange_code(AuthorizationCode::new(code.to_string()));
         if let Some(verifier) = code_verifier {
             request = request.set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()));
         }
-        let token = request
+        let answer = request
             .request_async(&Http(self.http.clone()))
             .await
             .map_err(|e| unexpected("token exchange", e))?;
-        Ok(token.access_token().secret().to_string())
+        Ok(Tokens::from_answer(&answer, asked))
+    }
+
+    /// New tokens for a refresh token. A provider that sends no new refresh token keeps the
+    /// old one working (RFC 6749 6), so it stays; so do the granted scopes when not named.
+    pub async fn refresh(
+        &self,
+        refresh_token: &str,
+        scopes: &[String],
+    ) -> Result<Tokens, ProviderError> {
+        let resolved = self.resolved().await?;
+        // The redirect URI is not sent with a refresh; any valid one builds the client.
+        let client = self.client(resolved, "http://localhost/")?;
+        let answer = client
+            .exchange_refresh_token(&RefreshToken::new(refresh_token.to_string()))
+            .request_async(&Http(self.http.clone()))
+            .await
+            .map_err(|e| unexpected("token refresh", e))?;
+        let mut tokens = Tokens::from_answer(&answer, scopes);
+        if tokens.refresh_token.is_none() {
+            tokens.refresh_token = Some(refresh_token.to_string());
+        }
+        Ok(tokens)
     }
 
     /// The user as the provider's user-info endpoint describes them.
     pub async fn profile(&self, access_token: &str) -> Result<Profile, ProviderError> {
+        let claims = self.raw_profile(access_token).await?;
+        profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))
+    }
+
+    /// The user-info endpoint's answer as it came, and the profile read from it.
+    pub async fn profile_with_data(
+        &self,
+        access_token: &str,
+    ) -> Result<(Profile, Value), ProviderError> {
+        let claims = self.raw_profile(access_token).await?;
+        let profile =
+            profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))?;
+        Ok((profile, claims))
+    }
+
+    async fn raw_profile(&self, access_token: &str) -> Result<Value, ProviderError> {
         let resolved = self.resolved().await?;
         let claims: Value = self
             .http
@@ -266,7 +357,7 @@ impl Provider {
             .error_for_status()?
             .json()
             .await?;
-        profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))
+        Ok(claims)
     }
 }
 

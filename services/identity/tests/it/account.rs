@@ -217,29 +217,3 @@ async fn set_password_only_for_a_user_without_one(#[case] backend: Backend) {
     assert_eq!(refused(unknown), base::USER_NOT_FOUND.code());
     assert_eq!(count(&t.db, "accounts").await, 2);
 }
-
-#[rstest]
-#[case::sqlite(Backend::Sqlite)]
-#[case::postgres(Backend::Postgres)]
-#[tokio::test]
-async fn account_info_is_for_the_callers_own_accounts_only(#[case] backend: Backend) {
-    let t = setup(backend).await;
-    let ann = a_user(&t, "ann@example.com", None).await;
-    let bea = a_user(&t, "bea@example.com", None).await;
-    let anns = t.accounts.list_accounts(&ann).await.unwrap();
-    let beas = t.accounts.list_accounts(&bea).await.unwrap();
-    let own = t.accounts.account_info(&ann, &anns[0].id).await;
-    assert_eq!(
-        refused(own),
-        base::PROVIDER_NOT_CONFIGURED.code(),
-        "{backend:?}"
-    );
-    for other in [beas[0].id.as_str(), ann.as_str(), "nope"] {
-        let result = t.accounts.account_info(&ann, other).await;
-        assert_eq!(
-            refused(result),
-            base::ACCOUNT_NOT_FOUND.code(),
-            "{backend:?}: {other}"
-        );
-    }
-}

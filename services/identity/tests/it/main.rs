@@ -8,6 +8,7 @@ mod common;
 mod email_password;
 mod mail_links;
 mod names;
+mod provider_tokens;
 mod schema;
 mod social;
 mod user;

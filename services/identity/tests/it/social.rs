@@ -7,7 +7,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use gatehouse_identity::social::config::{AccountLinking, providers};
+use gatehouse_identity::social::tokens::VAULT_PURPOSE;
 use gatehouse_identity::social::{Callback, Finished, Social, Start};
+use gatehouse_kit::auth_secret::AuthSecrets;
 use gatehouse_kit::config::Env;
 use gatehouse_kit::db::{Backend, query};
 use rstest::rstest;
@@ -18,13 +20,22 @@ use crate::common::{Setup, count, setup};
 const REDIRECT_URI: &str = "http://localhost:4000/api/auth/callback/test-oidc";
 
 /// The provider, on a free port, for as long as it is held.
-struct OidcProvider {
+pub struct OidcProvider {
     _child: tokio::process::Child,
-    discovery: String,
+    pub discovery: String,
+    pub issuer: String,
 }
 
+/// The auth secret the tests' providers' tokens are encrypted with.
+pub const AUTH_SECRET: &str = "identity-test-auth-secret-0123456789abcdef";
+
 impl OidcProvider {
-    async fn start() -> Self {
+    pub async fn start() -> Self {
+        Self::start_with(&[]).await
+    }
+
+    /// With more of its settings (`OIDC_ACCESS_TOKEN_TTL`, …).
+    pub async fn start_with(settings: &[(&str, &str)]) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -36,6 +47,7 @@ impl OidcProvider {
         let mut child = tokio::process::Command::new("node")
             .arg(script)
             .env("OIDC_PORT", port.to_string())
+            .envs(settings.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
@@ -60,22 +72,26 @@ impl OidcProvider {
         Self {
             _child: child,
             discovery: format!("http://127.0.0.1:{port}/.well-known/openid-configuration"),
+            issuer: format!("http://127.0.0.1:{port}"),
         }
     }
 
     /// `Social` with this provider as `test-oidc`, its entry extended by `extra` (JSON fields).
-    fn social(&self, t: &Setup, extra: &str, linking: &[(&str, &str)]) -> Social {
+    pub fn social(&self, t: &Setup, extra: &str, linking: &[(&str, &str)]) -> Social {
         let entry = format!(
             r#"{{"test-oidc":{{"clientId":"gatehouse-test","clientSecret":"gatehouse-test-secret","discoveryUrl":"{}"{extra}}}}}"#,
             self.discovery
         );
         let configured = providers(&Env::from_pairs([("SOCIAL_PROVIDERS", entry)])).unwrap();
         let linking = AccountLinking::from_env(&Env::from_pairs(linking.iter().copied())).unwrap();
-        Social::new(t.db.clone(), configured, linking, t.rules.clone()).unwrap()
+        let vault = AuthSecrets::single(AUTH_SECRET.to_string().into())
+            .unwrap()
+            .vault(VAULT_PURPOSE);
+        Social::new(t.db.clone(), configured, linking, t.rules.clone(), vault).unwrap()
     }
 }
 
-fn start(login_hint: &str) -> Start {
+pub fn start(login_hint: &str) -> Start {
     Start {
         provider_id: "test-oidc".into(),
         callback_url: "/dashboard".into(),
@@ -88,7 +104,7 @@ fn start(login_hint: &str) -> Start {
 }
 
 /// Starts a sign-in and follows the provider's redirects back: the callback it makes.
-async fn at_provider(social: &Social, start: Start) -> Callback {
+pub async fn at_provider(social: &Social, start: Start) -> Callback {
     let (url, state) = social.start(start).await.unwrap();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -130,7 +146,7 @@ async fn at_provider(social: &Social, start: Start) -> Callback {
     panic!("the provider redirected too many times");
 }
 
-fn signed_in(finished: Finished) -> (gatehouse_identity::user::User, bool, String) {
+pub fn signed_in(finished: Finished) -> (gatehouse_identity::user::User, bool, String) {
     match finished {
         Finished::SignedIn {
             user,
@@ -389,6 +405,9 @@ async fn a_provider_that_is_down_is_a_clear_error_and_changes_nothing(#[case] ba
         configured,
         AccountLinking::default(),
         t.rules.clone(),
+        AuthSecrets::single(AUTH_SECRET.to_string().into())
+            .unwrap()
+            .vault(VAULT_PURPOSE),
     )
     .unwrap();
     let started = social

@@ -53,6 +53,13 @@ crate::catalogue! {
     BODY_MUST_BE_AN_OBJECT = (400, "Body must be an object"),
     PASSWORD_ALREADY_SET = (400, "User already has a password set"),
     PROVIDER_NOT_CONFIGURED = (400, "Account is not associated with a configured social provider."),
+    // The provider-token routes (get-access-token, refresh-token, account-info).
+    PROVIDER_NOT_SUPPORTED = (400, "Provider is not supported."),
+    FAILED_TO_GET_ACCESS_TOKEN = (400, "Failed to get a valid access token"),
+    TOKEN_REFRESH_NOT_SUPPORTED = (400, "Provider does not support token refreshing."),
+    REFRESH_TOKEN_NOT_FOUND = (400, "Refresh token not found"),
+    FAILED_TO_REFRESH_ACCESS_TOKEN = (400, "Failed to refresh access token"),
+    ACCESS_TOKEN_NOT_FOUND = (400, "Access token not found"),
     // Raised by the pipeline and the session middlewares rather than taken from the table.
     UNAUTHORIZED = (401, "Unauthorized"),
     BAD_REQUEST = (400, "Bad request"),
