@@ -385,3 +385,85 @@ test("the provider's tokens come back valid through getAccessToken, refreshToken
   const anonymous = await newBrowser().client.getAccessToken({ accountId: account.id });
   assert.equal(anonymous.error.status, 401);
 });
+
+/** An app's own sign-in at the provider (as a mobile app's SDK does): its id token, carrying
+ * `nonce`, and the access token issued with it. */
+async function appTokens(loginHint, nonce) {
+  const { createHash, randomBytes } = await import("node:crypto");
+  const verifier = randomBytes(48).toString("base64url");
+  const redirectUri = `${AUTH_URL}/callback/native-app`;
+  const authorize = new URL(`${ISSUER}/auth`);
+  for (const [key, value] of Object.entries({
+    client_id: "gatehouse-test",
+    response_type: "code",
+    scope: "openid email profile",
+    redirect_uri: redirectUri,
+    state: "app-state",
+    nonce,
+    login_hint: loginHint,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+  })) authorize.searchParams.set(key, value);
+  const { callback } = await atProvider(authorize.href);
+  const code = new URL(callback).searchParams.get("code");
+  const response = await fetch(`${ISSUER}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: "gatehouse-test",
+      client_secret: "gatehouse-test-secret",
+    }),
+  });
+  const tokens = await response.json();
+  return { idToken: tokens.id_token, accessToken: tokens.access_token };
+}
+
+test("an app's id token signs in through signIn.social({idToken}) once verified", async () => {
+  const email = uniqueEmail("social-idtoken");
+  const { idToken, accessToken } = await appTokens(email, "nonce-1");
+  const browser = newBrowser();
+  const wrongNonce = await browser.client.signIn.social({ provider: PROVIDER, idToken: { token: idToken, nonce: "nonce-2" } });
+  assert.equal(wrongNonce.error.status, 401);
+  assert.equal(wrongNonce.error.code, "INVALID_TOKEN");
+  const forged = await browser.client.signIn.social({ provider: PROVIDER, idToken: { token: `${idToken.slice(0, -4)}AAAA` } });
+  assert.equal(forged.error.code, "INVALID_TOKEN");
+
+  const signedIn = await browser.client.signIn.social({
+    provider: PROVIDER,
+    idToken: { token: idToken, nonce: "nonce-1", accessToken },
+  });
+  assert.equal(signedIn.error, null, JSON.stringify(signedIn.error));
+  assert.equal(signedIn.data.redirect, false);
+  assert.equal(typeof signedIn.data.token, "string");
+  assert.equal(signedIn.data.user.email, email);
+  assert.equal("url" in signedIn.data, false, "no url, as better-auth");
+  const session = await browser.client.getSession();
+  assert.equal(session.data.user.email, email);
+  const [account] = (await browser.client.listAccounts()).data;
+  assert.equal(account.providerId, PROVIDER);
+  const token = await browser.client.getAccessToken({ accountId: account.id });
+  assert.equal(token.data.accessToken, accessToken, "the app's access token is kept");
+  assert.equal(token.data.idToken, idToken);
+});
+
+test("an app's id token links through linkSocial({idToken}), once and to one user", async () => {
+  const email = uniqueEmail("social-idlink");
+  const owner = newBrowser();
+  await owner.client.signUp.email({ email, password: PASSWORD, name: "Owner" });
+  const { idToken } = await appTokens(email, "n");
+  const linked = await owner.client.linkSocial({ provider: PROVIDER, idToken: { token: idToken } });
+  assert.equal(linked.error, null, JSON.stringify(linked.error));
+  assert.deepEqual(linked.data, { url: "", status: true, redirect: false });
+  const providers = (await owner.client.listAccounts()).data.map((a) => a.providerId).sort();
+  assert.deepEqual(providers, ["credential", PROVIDER]);
+
+  const other = newBrowser();
+  await other.client.signUp.email({ email: uniqueEmail("social-idlink-other"), password: PASSWORD, name: "Other" });
+  const taken = await other.client.linkSocial({ provider: PROVIDER, idToken: { token: idToken } });
+  assert.equal(taken.error.status, 409);
+  assert.equal(taken.error.code, "SOCIAL_ACCOUNT_ALREADY_LINKED");
+});

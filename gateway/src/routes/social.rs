@@ -132,9 +132,51 @@ pub struct SignInSocialBody {
     /// Accepted; not kept.
     #[schema(value_type = Option<Object>)]
     additional_data: Option<Value>,
-    /// A provider's ID token to sign in with directly: not supported yet.
+    /// An id token the app got from the provider: signs in at once, without a redirect.
+    #[schema(inline)]
+    id_token: Option<IdTokenBody>,
+}
+
+/// An id token from the provider's own client library (better-auth's `idToken`).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IdTokenBody {
+    /// The id token (a JWT signed by the provider).
+    #[schema(max_length = 16384)]
+    token: String,
+    /// The nonce the app sent the provider: the token must carry it.
+    #[schema(max_length = 512)]
+    nonce: Option<String>,
+    /// The provider's access token, kept with the account.
+    #[schema(max_length = 8192)]
+    access_token: Option<String>,
+    /// Accepted; not kept (as better-auth).
+    #[schema(max_length = 8192)]
+    refresh_token: Option<String>,
+    /// Accepted; not kept.
+    expires_at: Option<f64>,
+    /// Apple's first-sign-in user object: accepted; not read.
     #[schema(value_type = Option<Object>)]
-    id_token: Option<Value>,
+    user: Option<Value>,
+}
+
+impl IdTokenBody {
+    fn request(
+        self,
+        provider_id: String,
+        request_sign_up: bool,
+        link_user_id: Option<String>,
+    ) -> identity_pb::SignInWithIdTokenRequest {
+        let _not_kept = (self.refresh_token, self.expires_at, self.user);
+        identity_pb::SignInWithIdTokenRequest {
+            provider_id,
+            token: self.token,
+            nonce: self.nonce,
+            access_token: self.access_token,
+            request_sign_up,
+            link_user_id,
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -146,18 +188,29 @@ pub struct SignInSocialResponse {
 }
 
 /// Starts a sign-in through a provider: answers its authorization URL (and a `Location` to
-/// it unless `disableRedirect`) and sets the signed state cookie its callback needs.
+/// it unless `disableRedirect`) and sets the signed state cookie its callback needs. With
+/// `idToken`: verifies it against the provider's keys and signs in at once.
 #[utoipa::path(post, path = "/sign-in/social", tag = "social", request_body = SignInSocialBody,
-    responses((status = 200, body = SignInSocialResponse, description = "`{url, redirect}`"),
-        (status = 404, body = ErrorBody, description = "`PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`)"),
+    responses((status = 200, body = SignInSocialResponse, description = "`{url, redirect}`; with `idToken`, `{redirect: false, token, user}` and the session cookies"),
+        (status = 401, body = ErrorBody, description = "`idToken`: `INVALID_TOKEN`, `USER_EMAIL_NOT_FOUND`, `FAILED_TO_GET_USER_INFO`, `OAUTH_LINK_ERROR` (`account not linked`, `signup disabled`, …)"),
+        (status = 403, body = ErrorBody, description = "`idToken`: `EMAIL_NOT_VERIFIED` (the provider did not verify the address), `BANNED_USER`"),
+        (status = 404, body = ErrorBody, description = "`PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken` to a plain OAuth 2 provider)"),
         (status = 502, body = ErrorBody, description = "The provider could not be reached"),
         BodyErrors))]
 async fn sign_in_social(
     State(state): State<AppState>,
-    Input { body, .. }: Input<SignInSocialBody>,
+    Input { body, meta, .. }: Input<SignInSocialBody>,
 ) -> Result<Reply, ApiError> {
-    if body.id_token.is_some() {
-        return Err(base::ID_TOKEN_NOT_SUPPORTED.into());
+    if let Some(id_token) = body.id_token {
+        let request_sign_up = body.request_sign_up.unwrap_or(false);
+        let signed_in = state
+            .social
+            .clone()
+            .sign_in_with_id_token(id_token.request(body.provider, request_sign_up, None))
+            .await?
+            .into_inner();
+        let user = signed_in.user.ok_or(base::FAILED_TO_CREATE_SESSION)?;
+        return super::shared::session::signed_in(&state, &meta, user, true, None).await;
     }
     let additional_params = checked_params(body.additional_params)?;
     let _ = body.additional_data;
@@ -264,25 +317,46 @@ pub struct LinkSocialBody {
     request_sign_up: Option<bool>,
     #[schema(value_type = Option<Object>)]
     additional_data: Option<Value>,
-    /// A provider's ID token to link directly: not supported yet.
-    #[schema(value_type = Option<Object>)]
-    id_token: Option<Value>,
+    /// An id token the app got from the provider: links at once, without a redirect.
+    #[schema(inline)]
+    id_token: Option<IdTokenBody>,
+}
+
+/// What a link with an id token answers (better-auth's shape).
+#[derive(Serialize, ToSchema)]
+pub struct LinkedResponse {
+    /// Always empty: nowhere to go.
+    url: String,
+    status: bool,
+    redirect: bool,
 }
 
 /// Links a provider's account to the signed-in user: answers the provider's authorization
 /// URL; the callback then adds the account (when the provider verified the address and it is
 /// the user's, unless `ACCOUNT_LINKING_ALLOW_DIFFERENT_EMAILS`) and goes to `callbackURL`.
 #[utoipa::path(post, path = "/link-social", tag = "social", request_body = LinkSocialBody,
-    responses((status = 200, body = SignInSocialResponse, description = "`{url, redirect}`"),
-        (status = 404, body = ErrorBody, description = "`PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`)"),
+    responses((status = 200, body = SignInSocialResponse, description = "`{url, redirect}`; with `idToken`, `{url: \"\", status: true, redirect: false}`"),
+        (status = 401, body = ErrorBody, description = "`idToken`: `INVALID_TOKEN`, `USER_EMAIL_NOT_FOUND`, `LINKING_NOT_ALLOWED`, `LINKING_DIFFERENT_EMAILS_NOT_ALLOWED`"),
+        (status = 404, body = ErrorBody, description = "`PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken` to a plain OAuth 2 provider)"),
+        (status = 409, body = ErrorBody, description = "`idToken`: `SOCIAL_ACCOUNT_ALREADY_LINKED` (to another user)"),
+        (status = 417, body = ErrorBody, description = "`idToken`: `LINKING_FAILED`"),
         (status = 502, body = ErrorBody, description = "The provider could not be reached"),
         BodyErrors))]
 async fn link_social(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<LinkSocialBody, Session>,
 ) -> Result<Reply, ApiError> {
-    if body.id_token.is_some() {
-        return Err(base::ID_TOKEN_NOT_SUPPORTED.into());
+    if let Some(id_token) = body.id_token {
+        state
+            .social
+            .clone()
+            .sign_in_with_id_token(id_token.request(body.provider, false, Some(auth.user.id)))
+            .await?;
+        return Ok(Reply::json(&LinkedResponse {
+            url: String::new(),
+            status: true,
+            redirect: false,
+        }));
     }
     let _ = (body.additional_data, body.request_sign_up);
     let additional_params = checked_params(body.additional_params)?;

@@ -1270,7 +1270,8 @@ export interface paths {
         put?: never;
         /**
          * Starts a sign-in through a provider: answers its authorization URL (and a `Location` to
-         *     it unless `disableRedirect`) and sets the signed state cookie its callback needs.
+         *     it unless `disableRedirect`) and sets the signed state cookie its callback needs. With
+         *     `idToken`: verifies it against the provider's keys and signs in at once.
          */
         post: operations["sign_in_social"];
         delete?: never;
@@ -1638,8 +1639,24 @@ export interface components {
             disableRedirect?: boolean | null;
             /** @description Where a refusal goes, with `?error=<code>&error_description=…`. */
             errorCallbackURL?: string | null;
-            /** @description A provider's ID token to link directly: not supported yet. */
-            idToken?: Record<string, unknown> | null;
+            /** @description An id token the app got from the provider: links at once, without a redirect. */
+            idToken?: {
+                /** @description The provider's access token, kept with the account. */
+                accessToken?: string | null;
+                /**
+                 * Format: double
+                 * @description Accepted; not kept.
+                 */
+                expiresAt?: number | null;
+                /** @description The nonce the app sent the provider: the token must carry it. */
+                nonce?: string | null;
+                /** @description Accepted; not kept (as better-auth). */
+                refreshToken?: string | null;
+                /** @description The id token (a JWT signed by the provider). */
+                token: string;
+                /** @description Apple's first-sign-in user object: accepted; not read. */
+                user?: Record<string, unknown> | null;
+            } | null;
             /** @description Passed to the provider as `login_hint`. */
             loginHint?: string | null;
             /** @description A configured provider's id (`SOCIAL_PROVIDERS`). */
@@ -1876,8 +1893,24 @@ export interface components {
              *     page).
              */
             errorCallbackURL?: string | null;
-            /** @description A provider's ID token to sign in with directly: not supported yet. */
-            idToken?: Record<string, unknown> | null;
+            /** @description An id token the app got from the provider: signs in at once, without a redirect. */
+            idToken?: {
+                /** @description The provider's access token, kept with the account. */
+                accessToken?: string | null;
+                /**
+                 * Format: double
+                 * @description Accepted; not kept.
+                 */
+                expiresAt?: number | null;
+                /** @description The nonce the app sent the provider: the token must carry it. */
+                nonce?: string | null;
+                /** @description Accepted; not kept (as better-auth). */
+                refreshToken?: string | null;
+                /** @description The id token (a JWT signed by the provider). */
+                token: string;
+                /** @description Apple's first-sign-in user object: accepted; not read. */
+                user?: Record<string, unknown> | null;
+            } | null;
             /** @description Passed to the provider as `login_hint`. */
             loginHint?: string | null;
             /** @description Where a user who was created by this sign-in goes instead. */
@@ -4159,7 +4192,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `{url, redirect}` */
+            /** @description `{url, redirect}`; with `idToken`, `{url: "", status: true, redirect: false}` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4181,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no valid session. */
+            /** @description `UNAUTHORIZED`: no valid session; or `idToken`: `INVALID_TOKEN`, `USER_EMAIL_NOT_FOUND`, `LINKING_NOT_ALLOWED`, `LINKING_DIFFERENT_EMAILS_NOT_ALLOWED` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4202,8 +4235,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`) */
+            /** @description `PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken` to a plain OAuth 2 provider) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idToken`: `SOCIAL_ACCOUNT_ALREADY_LINKED` (to another user) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4213,6 +4255,15 @@ export interface operations {
             };
             /** @description `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idToken`: `LINKING_FAILED` */
+            417: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7537,7 +7588,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `{url, redirect}` */
+            /** @description `{url, redirect}`; with `idToken`, `{redirect: false, token, user}` and the session cookies */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7559,6 +7610,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `idToken`: `INVALID_TOKEN`, `USER_EMAIL_NOT_FOUND`, `FAILED_TO_GET_USER_INFO`, `OAUTH_LINK_ERROR` (`account not linked`, `signup disabled`, …) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /**
              * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
              *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
@@ -7571,7 +7631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken`) */
+            /** @description `PROVIDER_NOT_FOUND`, or `ID_TOKEN_NOT_SUPPORTED` (`idToken` to a plain OAuth 2 provider) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -5,6 +5,7 @@ use gatehouse_proto::identity::v1 as pb;
 use gatehouse_proto::identity::v1::social_service_server::{SocialService, SocialServiceServer};
 use tonic::{Request, Response, Status};
 
+use super::id_token::IdTokenSignIn;
 use super::tokens::AccountSelector;
 use super::{Callback, Finished, Social, Start};
 
@@ -137,6 +138,33 @@ impl SocialService for Social {
                 error_description: Some(description),
                 ..Default::default()
             },
+        }))
+    }
+
+    async fn sign_in_with_id_token(
+        &self,
+        request: Request<pb::SignInWithIdTokenRequest>,
+    ) -> Result<Response<pb::SignInWithIdTokenResponse>, Status> {
+        let r = request.into_inner();
+        let sign_in = IdTokenSignIn {
+            provider_id: r.provider_id,
+            token: r.token,
+            nonce: nonempty(r.nonce),
+            access_token: nonempty(r.access_token),
+            request_sign_up: r.request_sign_up,
+        };
+        if let Some(user_id) = nonempty(r.link_user_id) {
+            let user = crate::user::store::get(&self.db, &user_id)
+                .await
+                .map_err(crate::error::IdentityError::from)?
+                .ok_or(base::USER_NOT_FOUND)?;
+            self.link_with_id_token(&user, sign_in).await?;
+            return Ok(Response::new(pb::SignInWithIdTokenResponse::default()));
+        }
+        let (user, new_user) = self.sign_in_with_id_token(sign_in).await?;
+        Ok(Response::new(pb::SignInWithIdTokenResponse {
+            user: Some(user.into()),
+            new_user,
         }))
     }
 

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod grpc;
+pub mod id_token;
 pub mod provider;
 pub mod store;
 pub mod tokens;
@@ -56,7 +57,7 @@ struct LinkTarget {
 }
 
 /// What the pending state remembers (stored as JSON).
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Pending {
     callback_url: String,
@@ -294,6 +295,14 @@ impl Social {
             .await
         {
             Ok(token) => token,
+            Err(error @ provider::ProviderError::Http(_)) => {
+                tracing::warn!(provider = %provider.config.id, %error, "provider unreachable");
+                return Ok(refused(
+                    "unable_to_get_user_info",
+                    "The provider could not be reached. Please try again later.",
+                    &error_url,
+                ));
+            }
             Err(error) => {
                 tracing::info!(provider = %provider.config.id, %error, "code exchange failed");
                 return Ok(refused(
@@ -303,6 +312,21 @@ impl Social {
                 ));
             }
         };
+        // An OpenID provider's id token is checked before anything is read from the
+        // provider: its signature, issuer, audience, and the nonce this sign-in sent.
+        if let Some(id_token) = &tokens.id_token
+            && provider.is_openid()
+            && let Err(error) = provider
+                .verify_id_token(id_token, Some(&pending.nonce))
+                .await
+        {
+            tracing::warn!(provider = %provider.config.id, %error, "id token refused");
+            return Ok(refused(
+                "unable_to_get_user_info",
+                "The provider's answer did not prove who you are. Please restart the process.",
+                &error_url,
+            ));
+        }
         let profile = match provider.profile(&tokens.access_token).await {
             Ok(profile) => profile,
             Err(error) => {
@@ -556,7 +580,7 @@ impl Social {
 }
 
 /// A provider that could not be reached while starting: 502-like, with its name.
-fn unavailable(provider_id: &str, error: &provider::ProviderError) -> IdentityError {
+fn unavailable(provider_id: &str, error: &dyn std::fmt::Display) -> IdentityError {
     tracing::warn!(provider = provider_id, %error, "provider unreachable");
     IdentityError::Refused(Failure::message_only(
         502,

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use gatehouse_jwks::{Expectations, KeySet, VerifyError};
 use gatehouse_kit::config::ExposeSecret;
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
@@ -24,6 +25,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
+    /// The provider could not be reached, did not answer in time, or answered an error status.
     #[error("{0}")]
     Http(#[from] reqwest::Error),
     #[error("{0}")]
@@ -45,8 +47,24 @@ struct Resolved {
     authorization: Url,
     token: Url,
     user_info: Url,
-    /// An OpenID provider's issuer: the callback's `iss` must be this.
+    /// An OpenID provider's issuer: the callback's `iss` and its id tokens' must be this.
     issuer: Option<String>,
+    /// An OpenID provider's signing keys (its `jwks_uri`), cached: what verifies id tokens.
+    keys: Option<KeySet>,
+}
+
+/// Why an id token was not accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum IdTokenError {
+    /// The provider has no key set to verify with (plain OAuth 2, or no `jwks_uri`).
+    #[error("this provider's id tokens cannot be verified here")]
+    NotSupported,
+    /// The token itself is refused: signature, issuer, audience, expiry or nonce.
+    #[error("{0}")]
+    Invalid(String),
+    /// The provider (its discovery document or keys) could not be reached.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// An OpenID Connect discovery document, the fields used.
@@ -56,6 +74,7 @@ struct Discovery {
     authorization_endpoint: Url,
     token_endpoint: Url,
     userinfo_endpoint: Option<Url>,
+    jwks_uri: Option<Url>,
 }
 
 /// What a provider says about the user.
@@ -177,6 +196,7 @@ impl Provider {
                         token: token.clone(),
                         user_info: user_info.clone(),
                         issuer: None,
+                        keys: None,
                     }),
                     Endpoints::Discovery(url) => {
                         let discovery: Discovery = self
@@ -192,10 +212,14 @@ impl Provider {
                             .ok_or_else(|| unexpected("discovery", "no userinfo_endpoint"))?;
                         // What the document names is where the secret and the browser go.
                         for endpoint in [
-                            &discovery.authorization_endpoint,
-                            &discovery.token_endpoint,
-                            &user_info,
-                        ] {
+                            Some(&discovery.authorization_endpoint),
+                            Some(&discovery.token_endpoint),
+                            Some(&user_info),
+                            discovery.jwks_uri.as_ref(),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        {
                             if !super::config::secure_enough(endpoint) {
                                 return Err(unexpected(
                                     "discovery",
@@ -203,11 +227,15 @@ impl Provider {
                                 ));
                             }
                         }
+                        let keys = discovery.jwks_uri.map(|url| {
+                            KeySet::new(url, self.http.clone(), gatehouse_jwks::Settings::default())
+                        });
                         Ok(Resolved {
                             authorization: discovery.authorization_endpoint,
                             token: discovery.token_endpoint,
                             user_info,
                             issuer: Some(discovery.issuer),
+                            keys,
                         })
                     }
                 }
@@ -222,6 +250,42 @@ impl Provider {
 
     pub fn is_openid(&self) -> bool {
         matches!(self.config.endpoints, Endpoints::Discovery(_))
+    }
+
+    /// The claims of an id token this provider issued for us: signed by one of its keys
+    /// (fetched with a timeout, cached, refetched on an unknown `kid`), its issuer, our client
+    /// id as audience, not expired, and carrying `nonce` when one is expected.
+    pub async fn verify_id_token(
+        &self,
+        token: &str,
+        nonce: Option<&str>,
+    ) -> Result<Value, IdTokenError> {
+        if !self.is_openid() {
+            return Err(IdTokenError::NotSupported);
+        }
+        let resolved = self
+            .resolved()
+            .await
+            .map_err(|e| IdTokenError::Unavailable(e.to_string()))?;
+        let (Some(keys), Some(issuer)) = (&resolved.keys, &resolved.issuer) else {
+            return Err(IdTokenError::NotSupported);
+        };
+        let expect = Expectations::new(issuer.clone(), self.config.client_id.clone());
+        let claims: Value = keys.verify(token, &expect).await.map_err(|e| match e {
+            VerifyError::KeySetUnavailable(why) => IdTokenError::Unavailable(why),
+            refused => IdTokenError::Invalid(refused.to_string()),
+        })?;
+        if let Some(expected) = nonce
+            && claims.get("nonce").and_then(Value::as_str) != Some(expected)
+        {
+            return Err(IdTokenError::Invalid("the nonce does not match".into()));
+        }
+        Ok(claims)
+    }
+
+    /// The user as an id token's claims describe them.
+    pub fn profile_from_claims(claims: &Value) -> Option<Profile> {
+        profile_of(claims)
     }
 
     fn client(
@@ -303,7 +367,11 @@ impl Provider {
         let answer = request
             .request_async(&Http(self.http.clone()))
             .await
-            .map_err(|e| unexpected("token exchange", e))?;
+            .map_err(|e| match e {
+                // The provider was not reached (or its answer not read): its own error.
+                oauth2::RequestTokenError::Request(unreached) => unreached,
+                refused => unexpected("token exchange", refused),
+            })?;
         Ok(Tokens::from_answer(&answer, asked))
     }
 
@@ -321,7 +389,10 @@ impl Provider {
             .exchange_refresh_token(&RefreshToken::new(refresh_token.to_string()))
             .request_async(&Http(self.http.clone()))
             .await
-            .map_err(|e| unexpected("token refresh", e))?;
+            .map_err(|e| match e {
+                oauth2::RequestTokenError::Request(unreached) => unreached,
+                refused => unexpected("token refresh", refused),
+            })?;
         let mut tokens = Tokens::from_answer(&answer, scopes);
         if tokens.refresh_token.is_none() {
             tokens.refresh_token = Some(refresh_token.to_string());

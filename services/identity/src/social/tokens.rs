@@ -103,7 +103,9 @@ fn provider_not_supported(provider_id: &str) -> IdentityError {
 /// Columns of the account's token row; values opened through `vault`.
 pub fn seal(vault: &Vault, tokens: &Tokens) -> StoredTokens {
     StoredTokens {
-        access_token: Some(vault.encrypt("accounts.access_token", &tokens.access_token)),
+        access_token: Some(tokens.access_token.as_str())
+            .filter(|t| !t.is_empty())
+            .map(|t| vault.encrypt("accounts.access_token", t)),
         refresh_token: tokens
             .refresh_token
             .as_deref()

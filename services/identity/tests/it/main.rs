@@ -6,6 +6,7 @@ mod admin;
 mod admin_on_admins;
 mod common;
 mod email_password;
+mod id_token;
 mod mail_links;
 mod names;
 mod provider_tokens;

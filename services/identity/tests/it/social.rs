@@ -21,7 +21,7 @@ const REDIRECT_URI: &str = "http://localhost:4000/api/auth/callback/test-oidc";
 
 /// The provider, on a free port, for as long as it is held.
 pub struct OidcProvider {
-    _child: tokio::process::Child,
+    child: tokio::process::Child,
     pub discovery: String,
     pub issuer: String,
 }
@@ -70,10 +70,15 @@ impl OidcProvider {
         // Keep reading what it prints: a closed pipe would kill it at its next line.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Self {
-            _child: child,
+            child,
             discovery: format!("http://127.0.0.1:{port}/.well-known/openid-configuration"),
             issuer: format!("http://127.0.0.1:{port}"),
         }
+    }
+
+    /// Stops the provider (an outage).
+    pub async fn stop(&mut self) {
+        self.child.kill().await.unwrap();
     }
 
     /// `Social` with this provider as `test-oidc`, its entry extended by `extra` (JSON fields).

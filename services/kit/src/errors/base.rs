@@ -60,6 +60,11 @@ crate::catalogue! {
     REFRESH_TOKEN_NOT_FOUND = (400, "Refresh token not found"),
     FAILED_TO_REFRESH_ACCESS_TOKEN = (400, "Failed to refresh access token"),
     ACCESS_TOKEN_NOT_FOUND = (400, "Access token not found"),
+    // Sign-in and linking with an id token (`idToken` in sign-in/social and link-social).
+    OAUTH_LINK_ERROR = (401, "account not linked"),
+    LINKING_NOT_ALLOWED = (401, "Account not linked - linking not allowed"),
+    LINKING_DIFFERENT_EMAILS_NOT_ALLOWED = (401, "Account not linked - different emails not allowed"),
+    LINKING_FAILED = (417, "Account not linked - unable to create account"),
     // Raised by the pipeline and the session middlewares rather than taken from the table.
     UNAUTHORIZED = (401, "Unauthorized"),
     BAD_REQUEST = (400, "Bad request"),
