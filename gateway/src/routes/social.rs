@@ -419,6 +419,8 @@ struct CallbackParams {
     error: Option<String>,
     error_description: Option<String>,
     iss: Option<String>,
+    device_id: Option<String>,
+    user: Option<String>,
 }
 
 /// Where the provider sends the browser back: signs the user in and goes to the callback
@@ -430,7 +432,9 @@ struct CallbackParams {
            ("code" = Option<String>, Query, description = "The authorization code"),
            ("error" = Option<String>, Query, description = "The provider's refusal"),
            ("error_description" = Option<String>, Query, description = "Why"),
-           ("iss" = Option<String>, Query, description = "The provider's issuer (RFC 9207)")),
+           ("iss" = Option<String>, Query, description = "The provider's issuer (RFC 9207)"),
+           ("device_id" = Option<String>, Query, description = "VK's device id"),
+           ("user" = Option<String>, Query, description = "Apple's first-sign-in user (JSON)")),
     responses((status = 302, description = "Signed in, to the callback URL; or refused, to the error callback or the error page")))]
 async fn callback(
     State(state): State<AppState>,
@@ -443,6 +447,8 @@ async fn callback(
         error: meta.query("error").map(str::to_string),
         error_description: meta.query("error_description").map(str::to_string),
         iss: meta.query("iss").map(str::to_string),
+        device_id: meta.query("device_id").map(str::to_string),
+        user: meta.query("user").map(str::to_string),
     };
     let error_page = format!(
         "{}{}/error",
@@ -479,6 +485,8 @@ async fn callback(
             error: params.error,
             error_description: params.error_description,
             iss: params.iss,
+            device_id: params.device_id,
+            user: params.user,
         })
         .await
     {

@@ -8,28 +8,7 @@ use gatehouse_kit::config::{ConfigError, Env, ExposeSecret, SecretString};
 use serde::Deserialize;
 use url::Url;
 
-/// The ids better-auth builds in (the spec's 18): each needs its own endpoints and profile
-/// mapping, which are not built yet, so configuring one is refused rather than half working.
-pub const BUILT_IN: &[&str] = &[
-    "apple",
-    "discord",
-    "facebook",
-    "github",
-    "microsoft",
-    "google",
-    "spotify",
-    "twitch",
-    "twitter",
-    "dropbox",
-    "kick",
-    "linkedin",
-    "gitlab",
-    "tiktok",
-    "reddit",
-    "roblox",
-    "vk",
-    "zoom",
-];
+use super::builtin::{self, Spec};
 
 /// One provider as configured.
 #[derive(Clone, Debug)]
@@ -63,6 +42,21 @@ pub enum Endpoints {
         token: Url,
         user_info: Url,
     },
+    /// One of better-auth's built-in providers, its URLs resolved (or overridden).
+    BuiltIn(BuiltInEndpoints),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuiltInEndpoints {
+    pub spec: &'static Spec,
+    pub authorization: Url,
+    pub token: Url,
+    pub user_info: Url,
+    /// For an app's id token: the provider's keys and the issuers its tokens name (a
+    /// multi-tenant Microsoft's: `…/{tid}/v2.0`, the token's own tenant).
+    pub id_token_keys: Option<(Url, Vec<String>)>,
+    /// TikTok's `client_key` (default: the client id).
+    pub client_key: Option<String>,
 }
 
 /// A provider's entry in `SOCIAL_PROVIDERS`, as written (better-auth's option names).
@@ -84,6 +78,18 @@ struct Entry {
     disable_sign_up: bool,
     #[serde(default)]
     disable_implicit_sign_up: bool,
+    /// Built-in providers: GitLab's instance (default `https://gitlab.com`); for one whose
+    /// app id tokens are accepted, the issuer they name.
+    issuer: Option<String>,
+    /// Built-in providers: where the keys that sign an app's id tokens are.
+    jwks_url: Option<String>,
+    /// Microsoft: the tenant (default `common`).
+    tenant_id: Option<String>,
+    /// TikTok: the client key (default: `clientId`).
+    client_key: Option<String>,
+    /// Built-in providers: ask for `scopes` only, not the provider's defaults.
+    #[serde(default)]
+    disable_default_scope: bool,
 }
 
 /// The account-linking rules (`ACCOUNT_LINKING_*`, better-auth's `account.accountLinking`).
@@ -162,6 +168,105 @@ pub fn secure_enough(url: &Url) -> bool {
     }
 }
 
+/// A generic provider's endpoints: discovered, or the three of plain OAuth 2.
+fn generic_endpoints(id: &str, entry: &Entry) -> Result<Endpoints, ConfigError> {
+    let built_in_only = [
+        ("issuer", entry.issuer.is_some()),
+        ("jwksUrl", entry.jwks_url.is_some()),
+        ("tenantId", entry.tenant_id.is_some()),
+        ("clientKey", entry.client_key.is_some()),
+        ("disableDefaultScope", entry.disable_default_scope),
+    ];
+    if let Some((field, _)) = built_in_only.iter().find(|(_, set)| *set) {
+        return Err(invalid(id, field, "only for a built-in provider"));
+    }
+    match (
+        &entry.discovery_url,
+        &entry.authorization_url,
+        &entry.token_url,
+        &entry.user_info_url,
+    ) {
+        (Some(discovery), None, None, None) => {
+            Ok(Endpoints::Discovery(url(id, "discoveryUrl", discovery)?))
+        }
+        (None, Some(authorization), Some(token), Some(user_info)) => Ok(Endpoints::Manual {
+            authorization: url(id, "authorizationUrl", authorization)?,
+            token: url(id, "tokenUrl", token)?,
+            user_info: url(id, "userInfoUrl", user_info)?,
+        }),
+        _ => Err(invalid(
+            id,
+            "discoveryUrl",
+            "give discoveryUrl (OpenID Connect) or all of authorizationUrl, tokenUrl and \
+             userInfoUrl (OAuth 2), not both",
+        )),
+    }
+}
+
+/// A built-in provider's URLs: its own, with GitLab's instance and Microsoft's tenant filled
+/// in, each overridable.
+fn built_in_endpoints(
+    id: &str,
+    spec: &'static Spec,
+    entry: &Entry,
+) -> Result<BuiltInEndpoints, ConfigError> {
+    if entry.discovery_url.is_some() {
+        return Err(invalid(
+            id,
+            "discoveryUrl",
+            "a built-in provider's endpoints are its own (override them with \
+             authorizationUrl, tokenUrl and userInfoUrl)",
+        ));
+    }
+    let gitlab = entry
+        .issuer
+        .as_deref()
+        .filter(|_| spec.kind == builtin::BuiltIn::Gitlab)
+        .unwrap_or("https://gitlab.com")
+        .trim_end_matches('/')
+        .to_string();
+    if spec.kind == builtin::BuiltIn::Gitlab {
+        url(id, "issuer", &gitlab)?;
+    }
+    let tenant = entry.tenant_id.as_deref().unwrap_or("common");
+    let fill = |template: &str| {
+        template
+            .replace("{issuer}", &gitlab)
+            .replace("{tenant}", tenant)
+    };
+    let pick = |field: &str, given: &Option<String>, template: &str| match given {
+        Some(given) => url(id, field, given),
+        None => url(id, field, &fill(template)),
+    };
+    let id_token_keys = match spec.id_token {
+        None => None,
+        Some(keys) => {
+            let jwks = pick("jwksUrl", &entry.jwks_url, keys.jwks)?;
+            let multi_tenant = ["common", "organizations", "consumers"].contains(&tenant);
+            let issuers = match &entry.issuer {
+                Some(issuer) if spec.kind != builtin::BuiltIn::Gitlab => vec![issuer.clone()],
+                _ if spec.kind == builtin::BuiltIn::Microsoft && multi_tenant => {
+                    vec!["https://login.microsoftonline.com/{tid}/v2.0".to_string()]
+                }
+                _ => keys.issuers.iter().map(|issuer| fill(issuer)).collect(),
+            };
+            Some((jwks, issuers))
+        }
+    };
+    Ok(BuiltInEndpoints {
+        spec,
+        authorization: pick(
+            "authorizationUrl",
+            &entry.authorization_url,
+            spec.authorization,
+        )?,
+        token: pick("tokenUrl", &entry.token_url, spec.token)?,
+        user_info: pick("userInfoUrl", &entry.user_info_url, spec.user_info)?,
+        id_token_keys,
+        client_key: entry.client_key.clone(),
+    })
+}
+
 /// The providers `SOCIAL_PROVIDERS` configures (none when unset), in id order.
 pub fn providers(env: &Env) -> Result<Vec<ProviderConfig>, ConfigError> {
     let Some(raw) = env.secret(VARIABLE)? else {
@@ -187,52 +292,40 @@ fn provider(id: &str, entry: serde_json::Value) -> Result<ProviderConfig, Config
     if !valid_id {
         return Err(invalid(id, "id", "letters, digits, '-' and '_' only"));
     }
-    if BUILT_IN.contains(&id) {
-        return Err(invalid(
-            id,
-            "id",
-            "built-in providers are not available yet; configure it as a generic provider \
-             under another id (discoveryUrl, or authorizationUrl + tokenUrl + userInfoUrl)",
-        ));
-    }
     let entry: Entry = serde_json::from_value(entry).map_err(|e| invalid(id, "*", e))?;
     let required = |value: Option<String>, field: &str| {
         value
             .filter(|v| !v.trim().is_empty())
             .ok_or_else(|| invalid(id, field, "required"))
     };
-    let client_id = required(entry.client_id, "clientId")?;
-    let client_secret = required(entry.client_secret, "clientSecret")?;
-    let endpoints = match (
-        entry.discovery_url,
-        entry.authorization_url,
-        entry.token_url,
-        entry.user_info_url,
-    ) {
-        (Some(discovery), None, None, None) => {
-            Endpoints::Discovery(url(id, "discoveryUrl", &discovery)?)
-        }
-        (None, Some(authorization), Some(token), Some(user_info)) => Endpoints::Manual {
-            authorization: url(id, "authorizationUrl", &authorization)?,
-            token: url(id, "tokenUrl", &token)?,
-            user_info: url(id, "userInfoUrl", &user_info)?,
-        },
-        _ => {
-            return Err(invalid(
-                id,
-                "discoveryUrl",
-                "give discoveryUrl (OpenID Connect) or all of authorizationUrl, tokenUrl and \
-                 userInfoUrl (OAuth 2), not both",
-            ));
-        }
+    let client_id = required(entry.client_id.clone(), "clientId")?;
+    let client_secret = required(entry.client_secret.clone(), "clientSecret")?;
+    let built_in = builtin::spec(id);
+    let endpoints = match built_in {
+        Some(spec) => Endpoints::BuiltIn(built_in_endpoints(id, spec, &entry)?),
+        None => generic_endpoints(id, &entry)?,
     };
-    let scopes = match entry.scopes {
-        Some(scopes) => scopes,
+    let scopes = match (built_in, entry.scopes.clone()) {
+        (Some(spec), scopes) => {
+            let defaults = spec.scopes.iter().map(|s| s.to_string());
+            let mut all: Vec<String> = if entry.disable_default_scope {
+                Vec::new()
+            } else {
+                defaults.collect()
+            };
+            for scope in scopes.unwrap_or_default() {
+                if !all.contains(&scope) {
+                    all.push(scope);
+                }
+            }
+            all
+        }
+        (None, Some(scopes)) => scopes,
         // better-auth asks for `openid` alone and then finds no address to sign in with.
-        None if matches!(endpoints, Endpoints::Discovery(_)) => {
+        (None, None) if matches!(endpoints, Endpoints::Discovery(_)) => {
             ["openid", "email", "profile"].map(String::from).to_vec()
         }
-        None => Vec::new(),
+        (None, None) => Vec::new(),
     };
     if let Some(redirect) = &entry.redirect_uri {
         url(id, "redirectURI", redirect)?;
@@ -243,7 +336,7 @@ fn provider(id: &str, entry: serde_json::Value) -> Result<ProviderConfig, Config
         client_secret: client_secret.into(),
         scopes,
         endpoints,
-        pkce: entry.pkce.unwrap_or(true),
+        pkce: entry.pkce.unwrap_or(built_in.is_none_or(|spec| spec.pkce)),
         redirect_uri: entry.redirect_uri,
         prompt: entry.prompt,
         disable_sign_up: entry.disable_sign_up,
@@ -320,8 +413,16 @@ mod tests {
                 "x.*",
             ),
             (
-                r#"{"github":{"clientId":"c","clientSecret":"s"}}"#,
-                "github.id",
+                r#"{"github":{"clientId":"c","clientSecret":"s","discoveryUrl":"https://a/"}}"#,
+                "github.discoveryUrl",
+            ),
+            (
+                r#"{"x":{"clientId":"c","clientSecret":"s","discoveryUrl":"https://a/","tenantId":"t"}}"#,
+                "x.tenantId",
+            ),
+            (
+                r#"{"gitlab":{"clientId":"c","clientSecret":"s","issuer":"http://gitlab.corp"}}"#,
+                "gitlab.issuer",
             ),
             (r#"{"a b":{"clientId":"c","clientSecret":"s"}}"#, "a b.id"),
             (r#"["x"]"#, "SOCIAL_PROVIDERS"),
@@ -329,6 +430,56 @@ mod tests {
             let error = parse(json).unwrap_err().to_string();
             assert!(error.contains(names), "{json}: {error}");
         }
+    }
+
+    #[test]
+    fn built_in_providers_take_their_own_endpoints_scopes_and_overrides() {
+        let configured = parse(
+            r#"{"github":{"clientId":"c","clientSecret":"s","scopes":["repo"]},
+                "gitlab":{"clientId":"c","clientSecret":"s","issuer":"https://git.corp.example/"},
+                "microsoft":{"clientId":"c","clientSecret":"s","tenantId":"contoso"},
+                "zoom":{"clientId":"c","clientSecret":"s"},
+                "google":{"clientId":"c","clientSecret":"s","disableDefaultScope":true,
+                  "scopes":["openid"],"tokenUrl":"http://127.0.0.1:9/token","jwksUrl":"http://127.0.0.1:9/keys"}}"#,
+        )
+        .unwrap();
+        let by_id = |id: &str| configured.iter().find(|p| p.id == id).unwrap();
+        let endpoints = |id: &str| match &by_id(id).endpoints {
+            Endpoints::BuiltIn(built_in) => built_in.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(by_id("github").scopes, ["read:user", "user:email", "repo"]);
+        assert!(by_id("github").pkce);
+        assert_eq!(
+            endpoints("gitlab").user_info.as_str(),
+            "https://git.corp.example/api/v4/user"
+        );
+        let microsoft = endpoints("microsoft");
+        assert_eq!(
+            microsoft.authorization.as_str(),
+            "https://login.microsoftonline.com/contoso/oauth2/v2.0/authorize"
+        );
+        assert_eq!(
+            microsoft.id_token_keys.unwrap().1,
+            ["https://login.microsoftonline.com/contoso/v2.0"]
+        );
+        assert!(
+            by_id("zoom").scopes.is_empty(),
+            "Zoom is asked for no scope"
+        );
+        let google = endpoints("google");
+        assert_eq!(by_id("google").scopes, ["openid"]);
+        assert_eq!(google.token.as_str(), "http://127.0.0.1:9/token");
+        assert_eq!(
+            google.authorization.as_str(),
+            "https://accounts.google.com/o/oauth2/v2/auth"
+        );
+        let (jwks, issuers) = google.id_token_keys.unwrap();
+        assert_eq!(jwks.as_str(), "http://127.0.0.1:9/keys");
+        assert_eq!(
+            issuers,
+            ["https://accounts.google.com", "accounts.google.com"]
+        );
     }
 
     #[test]

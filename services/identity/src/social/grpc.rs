@@ -40,10 +40,11 @@ impl SocialService for Social {
         _: Request<pb::ListProvidersRequest>,
     ) -> Result<Response<pb::ListProvidersResponse>, Status> {
         let providers = self
-            .provider_ids()
-            .map(|id| pb::SocialProvider {
-                id: id.to_string(),
-                name: id.to_string(),
+            .providers
+            .values()
+            .map(|provider| pb::SocialProvider {
+                id: provider.config.id.clone(),
+                name: provider.display_name().to_string(),
             })
             .collect();
         Ok(Response::new(pb::ListProvidersResponse { providers }))
@@ -110,6 +111,8 @@ impl SocialService for Social {
                 error_description: r.error_description,
                 iss: r.iss,
                 redirect_uri: r.redirect_uri,
+                device_id: nonempty(r.device_id),
+                user: nonempty(r.user),
             })
             .await?;
         Ok(Response::new(match finished {

@@ -47,11 +47,20 @@ impl Social {
                 return Err(super::unavailable(&sign_in.provider_id, &why));
             }
         };
-        let mut profile =
-            Provider::profile_from_claims(&claims).ok_or(base::FAILED_TO_GET_USER_INFO)?;
+        let mut profile = provider
+            .profile_from_claims(&claims)
+            .ok_or(base::FAILED_TO_GET_USER_INFO)?;
         if profile.email.is_none()
             && let Some(access_token) = &sign_in.access_token
-            && let Ok(more) = provider.profile(access_token).await
+            && let Ok((more, _)) = provider
+                .user(
+                    &Tokens {
+                        access_token: access_token.clone(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .await
             && more.id == profile.id
         {
             profile = more;

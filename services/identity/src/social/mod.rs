@@ -3,12 +3,15 @@
 //! minutes, single use) made by [`Social::start`] and used up by [`Social::finish`], which
 //! exchanges the code, reads the profile and decides who the user is, in better-auth's order.
 
+pub mod builtin;
 pub mod config;
 pub mod grpc;
 pub mod id_token;
+pub mod profile;
 pub mod provider;
 pub mod store;
 pub mod tokens;
+pub mod user_info;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -84,6 +87,10 @@ pub struct Callback {
     pub error_description: Option<String>,
     pub iss: Option<String>,
     pub redirect_uri: String,
+    /// VK's device id, sent back with the code.
+    pub device_id: Option<String>,
+    /// Apple's first-sign-in `user` field (JSON: the name the user gave).
+    pub user: Option<String>,
 }
 
 /// Where a finished sign-in sends the browser.
@@ -291,6 +298,7 @@ impl Social {
                 pending.code_verifier.as_deref(),
                 &callback.redirect_uri,
                 &pending.scopes,
+                callback.device_id.as_deref(),
             )
             .await
         {
@@ -327,8 +335,12 @@ impl Social {
                 &error_url,
             ));
         }
-        let profile = match provider.profile(&tokens.access_token).await {
-            Ok(profile) => profile,
+        let apple_user: Option<serde_json::Value> = callback
+            .user
+            .as_deref()
+            .and_then(|user| serde_json::from_str(user).ok());
+        let profile = match provider.user(&tokens, apple_user.as_ref()).await {
+            Ok((profile, _)) => profile,
             Err(error) => {
                 tracing::warn!(provider = %provider.config.id, %error, "user info failed");
                 return Ok(refused(
@@ -390,7 +402,15 @@ impl Social {
             };
             return self.admit(owner, false, error_url, signed_in).await;
         }
-        if let Some(user) = crate::user::store::find_by_email(&self.db, &email).await? {
+        // A provider that shares no address gets a placeholder (`<id>@reddit.placeholder.invalid`,
+        // as better-auth's): it reaches nobody and is no one else's, so it neither links nor
+        // needs verifying.
+        let placeholder = builtin::is_placeholder(&email);
+        let same_address = match placeholder {
+            true => None,
+            false => crate::user::store::find_by_email(&self.db, &email).await?,
+        };
+        if let Some(user) = same_address {
             let trusted = self.linking.trusts(provider_id) || profile.email_verified;
             let local_ok = user.email_verified || !self.linking.require_local_email_verified;
             if !(self.linking.enabled && trusted && local_ok) {
@@ -423,7 +443,7 @@ impl Social {
         // Stricter than better-auth: an account made from an address nobody verified would be
         // the provider account's, and stay so after the address's owner took it over by a
         // password reset (a pre-hijack). Trusted providers vouch for their addresses.
-        if !profile.email_verified && !self.linking.trusts(provider_id) {
+        if !placeholder && !profile.email_verified && !self.linking.trusts(provider_id) {
             return Ok(refused(
                 "email_not_verified",
                 "The provider has not verified your email address. Verify it there, or sign up \

@@ -11,14 +11,18 @@ use gatehouse_jwks::{Expectations, KeySet, VerifyError};
 use gatehouse_kit::config::ExposeSecret;
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
-    PkceCodeVerifier, RedirectUrl, RefreshToken, Scope, TokenResponse, TokenUrl,
+    PkceCodeVerifier, RedirectUrl, RefreshToken, ResponseType, Scope, TokenResponse, TokenUrl,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::OnceCell;
 use url::Url;
 
-use super::config::{Endpoints, ProviderConfig};
+use super::builtin::{self, BuiltIn, ClientAuth};
+use super::config::{BuiltInEndpoints, Endpoints, ProviderConfig};
+pub use super::profile::Profile;
+use super::profile::profile_of;
+use super::user_info;
 
 /// How long a provider may take to answer one call.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -49,8 +53,10 @@ struct Resolved {
     user_info: Url,
     /// An OpenID provider's issuer: the callback's `iss` and its id tokens' must be this.
     issuer: Option<String>,
-    /// An OpenID provider's signing keys (its `jwks_uri`), cached: what verifies id tokens.
+    /// The signing keys of its id tokens (an OpenID provider's `jwks_uri`; a built-in's),
+    /// cached, and the issuers those tokens may name.
     keys: Option<KeySet>,
+    id_token_issuers: Vec<String>,
 }
 
 /// Why an id token was not accepted.
@@ -75,18 +81,6 @@ struct Discovery {
     token_endpoint: Url,
     userinfo_endpoint: Option<Url>,
     jwks_uri: Option<Url>,
-}
-
-/// What a provider says about the user.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Profile {
-    /// The provider's id for the user (`sub`, or `id`).
-    pub id: String,
-    /// Lower-cased.
-    pub email: Option<String>,
-    pub email_verified: bool,
-    pub name: String,
-    pub image: Option<String>,
 }
 
 /// What a token endpoint answers besides RFC 6749's fields.
@@ -197,7 +191,22 @@ impl Provider {
                         user_info: user_info.clone(),
                         issuer: None,
                         keys: None,
+                        id_token_issuers: Vec::new(),
                     }),
+                    Endpoints::BuiltIn(built_in) => {
+                        let (keys, id_token_issuers) = match &built_in.id_token_keys {
+                            Some((jwks, issuers)) => (Some(self.key_set(jwks)), issuers.clone()),
+                            None => (None, Vec::new()),
+                        };
+                        Ok(Resolved {
+                            authorization: built_in.authorization.clone(),
+                            token: built_in.token.clone(),
+                            user_info: built_in.user_info.clone(),
+                            issuer: None,
+                            keys,
+                            id_token_issuers,
+                        })
+                    }
                     Endpoints::Discovery(url) => {
                         let discovery: Discovery = self
                             .http
@@ -227,15 +236,13 @@ impl Provider {
                                 ));
                             }
                         }
-                        let keys = discovery.jwks_uri.map(|url| {
-                            KeySet::new(url, self.http.clone(), gatehouse_jwks::Settings::default())
-                        });
                         Ok(Resolved {
+                            keys: discovery.jwks_uri.map(|url| self.key_set(&url)),
+                            id_token_issuers: vec![discovery.issuer.clone()],
                             authorization: discovery.authorization_endpoint,
                             token: discovery.token_endpoint,
                             user_info,
                             issuer: Some(discovery.issuer),
-                            keys,
                         })
                     }
                 }
@@ -252,40 +259,86 @@ impl Provider {
         matches!(self.config.endpoints, Endpoints::Discovery(_))
     }
 
+    /// A built-in provider's spec and URLs.
+    pub fn built_in(&self) -> Option<&BuiltInEndpoints> {
+        match &self.config.endpoints {
+            Endpoints::BuiltIn(built_in) => Some(built_in),
+            _ => None,
+        }
+    }
+
+    /// What its sign-in button says.
+    pub fn display_name(&self) -> &str {
+        self.built_in()
+            .map_or(self.config.id.as_str(), |built_in| built_in.spec.name)
+    }
+
+    fn key_set(&self, jwks: &Url) -> KeySet {
+        KeySet::new(
+            jwks.clone(),
+            self.http.clone(),
+            gatehouse_jwks::Settings::default(),
+        )
+    }
+
     /// The claims of an id token this provider issued for us: signed by one of its keys
     /// (fetched with a timeout, cached, refetched on an unknown `kid`), its issuer, our client
-    /// id as audience, not expired, and carrying `nonce` when one is expected.
+    /// id as audience, not expired, and carrying `nonce` when one is expected (Apple's may
+    /// carry its SHA-256 instead, as Apple's SDKs send it).
     pub async fn verify_id_token(
         &self,
         token: &str,
         nonce: Option<&str>,
     ) -> Result<Value, IdTokenError> {
-        if !self.is_openid() {
+        if !self.is_openid() && self.built_in().is_none_or(|b| b.id_token_keys.is_none()) {
             return Err(IdTokenError::NotSupported);
         }
         let resolved = self
             .resolved()
             .await
             .map_err(|e| IdTokenError::Unavailable(e.to_string()))?;
-        let (Some(keys), Some(issuer)) = (&resolved.keys, &resolved.issuer) else {
+        let Some(keys) = &resolved.keys else {
             return Err(IdTokenError::NotSupported);
         };
-        let expect = Expectations::new(issuer.clone(), self.config.client_id.clone());
+        // A multi-tenant Microsoft app's tokens name their own tenant's issuer.
+        let tenant = claims_of(token)
+            .and_then(|claims| claims.get("tid").and_then(Value::as_str).map(String::from))
+            .unwrap_or_default();
+        let mut expect = Expectations::new(String::new(), self.config.client_id.clone());
+        expect.issuers = resolved
+            .id_token_issuers
+            .iter()
+            .map(|issuer| issuer.replace("{tid}", &tenant))
+            .collect();
         let claims: Value = keys.verify(token, &expect).await.map_err(|e| match e {
             VerifyError::KeySetUnavailable(why) => IdTokenError::Unavailable(why),
             refused => IdTokenError::Invalid(refused.to_string()),
         })?;
-        if let Some(expected) = nonce
-            && claims.get("nonce").and_then(Value::as_str) != Some(expected)
-        {
-            return Err(IdTokenError::Invalid("the nonce does not match".into()));
+        if let Some(expected) = nonce {
+            let carried = claims.get("nonce").and_then(Value::as_str);
+            let apple = self
+                .built_in()
+                .is_some_and(|b| b.spec.kind == BuiltIn::Apple);
+            let hashed = gatehouse_kit::ids::sha256_hex(expected);
+            if carried != Some(expected) && !(apple && carried == Some(hashed.as_str())) {
+                return Err(IdTokenError::Invalid("the nonce does not match".into()));
+            }
         }
         Ok(claims)
     }
 
-    /// The user as an id token's claims describe them.
-    pub fn profile_from_claims(claims: &Value) -> Option<Profile> {
-        profile_of(claims)
+    /// The user an id token's claims describe (a built-in provider's by its own mapping).
+    pub fn profile_from_claims(&self, claims: &Value) -> Option<Profile> {
+        match self.built_in() {
+            Some(built_in) => builtin::map(
+                built_in.spec.kind,
+                &builtin::Answers {
+                    main: claims.clone(),
+                    more: None,
+                },
+            ),
+            None => profile_of(claims),
+        }
     }
 
     fn client(
@@ -305,8 +358,11 @@ impl Provider {
                     RedirectUrl::new(redirect.to_string())
                         .map_err(|e| unexpected("redirect URI", e))?,
                 )
-                // better-auth's default: client_secret_post.
-                .set_auth_type(AuthType::RequestBody),
+                // better-auth's default: client_secret_post; X and Reddit take Basic.
+                .set_auth_type(match self.built_in().map(|b| b.spec.auth) {
+                    Some(ClientAuth::Basic) => AuthType::BasicAuth,
+                    _ => AuthType::RequestBody,
+                }),
         )
     }
 
@@ -321,6 +377,10 @@ impl Provider {
         redirect_uri: &str,
     ) -> Result<Authorization, ProviderError> {
         let resolved = self.resolved().await?;
+        let spec = self.built_in().map(|b| b.spec);
+        if spec.is_some_and(|spec| spec.kind == BuiltIn::Tiktok) {
+            return Ok(self.tiktok_authorization(resolved, state, scopes, extra, redirect_uri));
+        }
         let client = self.client(resolved, redirect_uri)?;
         let state = state.to_string();
         let mut request = client
@@ -339,14 +399,57 @@ impl Provider {
         if let Some(hint) = login_hint {
             request = request.add_extra_param("login_hint", hint);
         }
-        if let Some(prompt) = &self.config.prompt {
+        let prompt = self
+            .config
+            .prompt
+            .as_deref()
+            .or(spec.and_then(|spec| spec.default_prompt));
+        if let Some(prompt) = prompt {
             request = request.add_extra_param("prompt", prompt);
+        }
+        for (key, value) in spec.map_or(&[][..], |spec| spec.authorize_params) {
+            request = match *key {
+                "response_type" => request.set_response_type(&ResponseType::new(value.to_string())),
+                _ => request.add_extra_param(*key, *value),
+            };
         }
         for (key, value) in extra {
             request = request.add_extra_param(key, value);
         }
         let (url, _) = request.url();
         Ok(Authorization { url, code_verifier })
+    }
+
+    /// TikTok's own authorization URL: `client_key` instead of `client_id`, scopes joined by
+    /// commas, no PKCE challenge (better-auth's).
+    fn tiktok_authorization(
+        &self,
+        resolved: &Resolved,
+        state: &str,
+        scopes: &[String],
+        extra: &[(String, String)],
+        redirect_uri: &str,
+    ) -> Authorization {
+        let mut url = resolved.authorization.clone();
+        let redirect = self.config.redirect_uri.as_deref().unwrap_or(redirect_uri);
+        url.query_pairs_mut()
+            .append_pair("scope", &scopes.join(","))
+            .append_pair("response_type", "code")
+            .append_pair("client_key", self.client_key())
+            .append_pair("redirect_uri", redirect)
+            .append_pair("state", state)
+            .extend_pairs(extra.iter().filter(|(key, _)| key != "client_key"));
+        Authorization {
+            url,
+            code_verifier: None,
+        }
+    }
+
+    /// TikTok's client key (default: the client id).
+    fn client_key(&self) -> &str {
+        self.built_in()
+            .and_then(|b| b.client_key.as_deref())
+            .unwrap_or(&self.config.client_id)
     }
 
     /// Exchanges the callback's code for the account's tokens (`asked`: the scopes the
@@ -357,12 +460,20 @@ impl Provider {
         code_verifier: Option<&str>,
         redirect_uri: &str,
         asked: &[String],
+        device_id: Option<&str>,
     ) -> Result<Tokens, ProviderError> {
         let resolved = self.resolved().await?;
         let client = self.client(resolved, redirect_uri)?;
         let mut request = client.exchange_code(AuthorizationCode::new(code.to_string()));
         if let Some(verifier) = code_verifier {
             request = request.set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()));
+        }
+        let kind = self.built_in().map(|b| b.spec.kind);
+        if kind == Some(BuiltIn::Tiktok) {
+            request = request.add_extra_param("client_key", self.client_key().to_string());
+        }
+        if let (Some(BuiltIn::Vk), Some(device_id)) = (kind, device_id) {
+            request = request.add_extra_param("device_id", device_id.to_string());
         }
         let answer = request
             .request_async(&Http(self.http.clone()))
@@ -400,35 +511,30 @@ impl Provider {
         Ok(tokens)
     }
 
-    /// The user as the provider's user-info endpoint describes them.
-    pub async fn profile(&self, access_token: &str) -> Result<Profile, ProviderError> {
-        let claims = self.raw_profile(access_token).await?;
-        profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))
-    }
-
-    /// The user-info endpoint's answer as it came, and the profile read from it.
-    pub async fn profile_with_data(
+    /// Who the user is, as the provider says (its user-info answer, or a built-in's own way):
+    /// the profile, and the answer it was read from. `apple_user`: Apple's first-sign-in
+    /// `user` form field.
+    pub async fn user(
         &self,
-        access_token: &str,
+        tokens: &Tokens,
+        apple_user: Option<&Value>,
     ) -> Result<(Profile, Value), ProviderError> {
-        let claims = self.raw_profile(access_token).await?;
-        let profile =
-            profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))?;
-        Ok((profile, claims))
+        let resolved = self.resolved().await?;
+        let Some(built_in) = self.built_in() else {
+            let claims =
+                user_info::get(&self.http, &resolved.user_info, &tokens.access_token).await?;
+            let profile =
+                profile_of(&claims).ok_or_else(|| unexpected("user info", "no `sub` or `id`"))?;
+            return Ok((profile, claims));
+        };
+        let answers = user_info::read(self, built_in, tokens, apple_user).await?;
+        let profile = builtin::map(built_in.spec.kind, &answers)
+            .ok_or_else(|| unexpected("user info", "the answer names no user"))?;
+        Ok((profile, answers.main))
     }
 
-    async fn raw_profile(&self, access_token: &str) -> Result<Value, ProviderError> {
-        let resolved = self.resolved().await?;
-        let claims: Value = self
-            .http
-            .get(resolved.user_info.clone())
-            .bearer_auth(access_token)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
-        Ok(claims)
+    pub(super) fn http(&self) -> &reqwest::Client {
+        &self.http
     }
 }
 
@@ -459,86 +565,14 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Http {
     }
 }
 
-/// OpenID's standard claims (`sub`, `email`, `email_verified`, `name`, `picture`), with
-/// plain OAuth 2's `id` for `sub`.
-fn profile_of(claims: &Value) -> Option<Profile> {
-    let text = |key: &str| match claims.get(key) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    };
-    let id = text("sub").or_else(|| text("id"))?;
-    let email_verified = match claims.get("email_verified") {
-        Some(Value::Bool(verified)) => *verified,
-        Some(Value::String(verified)) => verified == "true",
-        _ => false,
-    };
-    Some(Profile {
-        id,
-        // An address the sign-up rules would refuse is no address at all.
-        email: text("email")
-            .map(|e| e.trim().to_lowercase())
-            .filter(|e| gatehouse_kit::validate::is_valid_email(e)),
-        email_verified,
-        name: clean_name(&text("name").unwrap_or_default()),
-        image: text("picture").filter(|url| url.len() <= MAX_URL),
-    })
-}
-
-/// The longest name and picture URL kept, as sign-up's limits.
-const MAX_NAME: usize = 255;
-const MAX_URL: usize = 2048;
-
-/// The provider's name for the user as sign-up would accept one: control characters dropped,
-/// at most 255 characters.
-fn clean_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_NAME)
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn profiles_read_openid_claims_and_oauth_ids() {
-        let openid = profile_of(&json!({"sub": "s1", "email": "Bob@Example.com",
-            "email_verified": true, "name": "Bob", "picture": "https://x/p.png"}))
-        .unwrap();
-        assert_eq!(openid.id, "s1");
-        assert_eq!(openid.email.as_deref(), Some("bob@example.com"));
-        assert!(openid.email_verified);
-        let oauth = profile_of(&json!({"id": 42, "email_verified": "false"})).unwrap();
-        assert_eq!(
-            (oauth.id.as_str(), oauth.email, oauth.email_verified),
-            ("42", None, false)
-        );
-        assert!(profile_of(&json!({"email": "a@b"})).is_none());
-    }
-
-    #[test]
-    fn a_provider_s_profile_meets_the_sign_up_rules() {
-        let long = "n".repeat(300);
-        let profile = profile_of(&json!({"sub": "s", "email": "not an address",
-            "name": format!("Ann\u{0}\u{1b}[31m{long}"), "picture": format!("https://x/{long}{long}{long}{long}{long}{long}{long}")}))
-        .unwrap();
-        assert_eq!(profile.email, None, "an invalid address is none");
-        assert!(
-            profile.name.starts_with("Ann[31m"),
-            "{:?}",
-            &profile.name[..8]
-        );
-        assert_eq!(profile.name.chars().count(), 255);
-        assert!(!profile.name.chars().any(char::is_control));
-        assert_eq!(
-            profile.image, None,
-            "a picture URL over 2048 characters is dropped"
-        );
-    }
+/// A JWT's claims, read without checking its signature: only for a token that came straight
+/// from the provider's token endpoint over TLS (OpenID Connect Core 3.1.3.7), never one an
+/// app sent.
+pub fn claims_of(jwt: &str) -> Option<Value> {
+    use base64::Engine as _;
+    let payload = jwt.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
 }

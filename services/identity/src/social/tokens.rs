@@ -203,7 +203,14 @@ impl Social {
             return Err(base::ACCESS_TOKEN_NOT_FOUND.into());
         }
         let (profile, data) = provider
-            .profile_with_data(&token.access_token)
+            .user(
+                &Tokens {
+                    access_token: token.access_token.clone(),
+                    id_token: token.id_token.clone(),
+                    ..Default::default()
+                },
+                None,
+            )
             .await
             .map_err(|why| {
                 tracing::info!(provider = %row.provider_id, %why, "account info failed");

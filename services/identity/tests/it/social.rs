@@ -130,6 +130,7 @@ pub async fn at_provider(social: &Social, start: Start) -> Callback {
                 error_description: query.get("error_description").cloned(),
                 iss: query.get("iss").cloned(),
                 redirect_uri: REDIRECT_URI.into(),
+                ..Default::default()
             };
         }
         let header: Vec<String> = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
