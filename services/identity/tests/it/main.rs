@@ -4,6 +4,7 @@
 mod account;
 mod admin;
 mod admin_on_admins;
+mod builtin_providers;
 mod common;
 mod email_password;
 mod id_token;
@@ -12,5 +13,6 @@ mod names;
 mod provider_tokens;
 mod schema;
 mod social;
+mod stand_in;
 mod user;
 mod username;
