@@ -1,6 +1,6 @@
 //! Distributed mode: identity, session and the gateway as three processes of the `gatehouse`
-//! binary, on PostgreSQL, Redis and RabbitMQ, with one sign-up / sign-in / get-session through
-//! the gateway.
+//! binary, on PostgreSQL, Redis and RabbitMQ, with one sign-up / sign-in / get-session and one
+//! social sign-in (against the test OpenID provider) through the gateway.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -78,6 +78,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
     );
     let identity_url = format!("http://127.0.0.1:{identity_port}");
     let base_url = format!("http://localhost:{gateway_port}");
+    let provider = OidcProvider::start().await;
     let shared = [
         (
             "SERVICE_TOKEN",
@@ -109,6 +110,7 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
                 ("IDENTITY_LISTEN", format!("127.0.0.1:{identity_port}")),
                 ("IDENTITY_OPS_LISTEN", "127.0.0.1:0".to_string()),
                 ("IDENTITY_DATABASE_URL", identity_db.url.clone()),
+                ("SOCIAL_PROVIDERS", provider.social_providers()),
             ]),
         ),
         Process::spawn("session", &session_env),
@@ -272,10 +274,172 @@ async fn three_processes_on_postgres_redis_and_rabbitmq() {
         logs(&processes)
     );
 
+    // A social sign-in across the processes: the gateway keeps the state cookie, identity
+    // talks to the provider and keeps the tokens, the session service makes the session.
+    let social_email = unique_email();
+    let started = http
+        .post(format!("{api}/sign-in/social"))
+        .header("origin", &base_url)
+        .json(
+            &json!({"provider": "test-oidc", "callbackURL": "/", "disableRedirect": true,
+            "loginHint": social_email}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), 200, "{}", logs(&processes));
+    let state_cookie = first_cookie(&started);
+    let authorize: serde_json::Value = started.json().await.unwrap();
+    let callback = follow_provider(
+        authorize["url"].as_str().unwrap(),
+        &format!("{base_url}/api/auth/callback/"),
+    )
+    .await;
+    let back = no_redirects()
+        .get(callback.replace(&base_url, &format!("http://127.0.0.1:{gateway_port}")))
+        .header("cookie", &state_cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(back.status(), 302, "{}", logs(&processes));
+    let session_cookie = back
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|c| c.to_str().ok())
+        .find(|c| c.starts_with("better-auth.session_token="))
+        .map(|c| c.split(';').next().unwrap_or_default().to_string())
+        .unwrap_or_else(|| panic!("no session from the callback\n{}", logs(&processes)));
+    let social_session: serde_json::Value = http
+        .get(format!("{api}/get-session"))
+        .header("cookie", &session_cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(social_session["user"]["email"], social_email.as_str());
+    let token: serde_json::Value = http
+        .post(format!("{api}/get-access-token"))
+        .header("origin", &base_url)
+        .header("cookie", &session_cookie)
+        .json(&json!({"providerId": "test-oidc"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        token["accessToken"].as_str().is_some_and(|t| !t.is_empty()),
+        "{token}\n{}",
+        logs(&processes)
+    );
+
     // Graceful shutdown: SIGTERM, and every process exits cleanly.
     for process in &mut processes {
         stop(process).await;
     }
+}
+
+/// The test OpenID provider (`tests/oidc-provider`) on a free port, while held.
+struct OidcProvider {
+    _child: Child,
+    port: u16,
+}
+
+impl OidcProvider {
+    async fn start() -> Self {
+        let port = free_port();
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/oidc-provider/server.mjs"
+        );
+        let child = Command::new("node")
+            .arg(script)
+            .env("OIDC_PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the OpenID provider (node {script}): {e}"));
+        let health = format!("http://127.0.0.1:{port}/health");
+        let up = eventually(Duration::from_secs(20), || async {
+            reqwest::get(&health)
+                .await
+                .ok()?
+                .status()
+                .is_success()
+                .then_some(())
+        })
+        .await;
+        assert!(
+            up.is_some(),
+            "the OpenID provider did not start (npm ci --prefix tests/oidc-provider)"
+        );
+        Self {
+            _child: child,
+            port,
+        }
+    }
+
+    fn social_providers(&self) -> String {
+        json!({"test-oidc": {"clientId": "gatehouse-test", "clientSecret": "gatehouse-test-secret",
+            "discoveryUrl": format!("http://127.0.0.1:{}/.well-known/openid-configuration", self.port)}})
+        .to_string()
+    }
+}
+
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// A response's first cookie, as a `cookie` header value.
+fn first_cookie(response: &reqwest::Response) -> String {
+    response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// Follows the provider's redirects (with its own cookies) until one goes to `until`.
+async fn follow_provider(url: &str, until: &str) -> String {
+    let client = no_redirects();
+    let mut cookies: Vec<String> = Vec::new();
+    let mut url = url::Url::parse(url).unwrap();
+    for _ in 0..20 {
+        if url.as_str().starts_with(until) {
+            return url.to_string();
+        }
+        let response = client
+            .get(url.clone())
+            .header("cookie", cookies.join("; "))
+            .send()
+            .await
+            .unwrap();
+        for value in response.headers().get_all("set-cookie") {
+            let pair = value
+                .to_str()
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .to_string();
+            let name = pair.split('=').next().unwrap_or_default().to_string();
+            cookies.retain(|c| !c.starts_with(&format!("{name}=")));
+            cookies.push(pair);
+        }
+        let location = response.headers()["location"].to_str().unwrap().to_string();
+        url = url.join(&location).unwrap();
+    }
+    panic!("the provider redirected too many times");
 }
 
 /// SIGTERM, then the process must exit cleanly within 10 s.

@@ -480,8 +480,19 @@ impl Social {
         match create_user_with_account(&self.db, new, Some(account), extras, |_| None).await {
             Ok(user) => Ok(signed_in(user, true)),
             Err(CreateError::Db(error)) => Err(error.into()),
-            // Another sign-in made the same user a moment ago.
-            Err(CreateError::EmailTaken | CreateError::UsernameTaken) => Ok(refused(
+            // Another sign-in with the same provider account made the user a moment ago:
+            // theirs now, so this one signs in too.
+            Err(CreateError::EmailTaken) => {
+                match store::owner_of(&self.db, provider_id, &profile.id).await? {
+                    Some(owner) => self.admit(owner, false, error_url, signed_in).await,
+                    None => Ok(refused(
+                        "unable_to_create_user",
+                        "The account could not be created. Please try again.",
+                        error_url,
+                    )),
+                }
+            }
+            Err(CreateError::UsernameTaken) => Ok(refused(
                 "unable_to_create_user",
                 "The account could not be created. Please try again.",
                 error_url,

@@ -348,7 +348,8 @@ impl Provider {
     ) -> Result<OAuthClient, ProviderError> {
         let redirect = self.config.redirect_uri.as_deref().unwrap_or(redirect_uri);
         Ok(
-            oauth2::Client::new(ClientId::new(self.config.client_id.clone()))
+            // TikTok's client is its client key (sent as `client_key`, see `Http`).
+            oauth2::Client::new(ClientId::new(self.client_key().to_string()))
                 .set_client_secret(ClientSecret::new(
                     self.config.client_secret.expose_secret().to_string(),
                 ))
@@ -445,9 +446,10 @@ impl Provider {
         }
     }
 
-    /// TikTok's client key (default: the client id).
+    /// The id the client goes by: TikTok's client key when configured, else the client id.
     fn client_key(&self) -> &str {
         self.built_in()
+            .filter(|b| b.spec.kind == BuiltIn::Tiktok)
             .and_then(|b| b.client_key.as_deref())
             .unwrap_or(&self.config.client_id)
     }
@@ -469,14 +471,11 @@ impl Provider {
             request = request.set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()));
         }
         let kind = self.built_in().map(|b| b.spec.kind);
-        if kind == Some(BuiltIn::Tiktok) {
-            request = request.add_extra_param("client_key", self.client_key().to_string());
-        }
         if let (Some(BuiltIn::Vk), Some(device_id)) = (kind, device_id) {
             request = request.add_extra_param("device_id", device_id.to_string());
         }
         let answer = request
-            .request_async(&Http(self.http.clone()))
+            .request_async(&self.token_client())
             .await
             .map_err(|e| match e {
                 // The provider was not reached (or its answer not read): its own error.
@@ -498,7 +497,7 @@ impl Provider {
         let client = self.client(resolved, "http://localhost/")?;
         let answer = client
             .exchange_refresh_token(&RefreshToken::new(refresh_token.to_string()))
-            .request_async(&Http(self.http.clone()))
+            .request_async(&self.token_client())
             .await
             .map_err(|e| match e {
                 oauth2::RequestTokenError::Request(unreached) => unreached,
@@ -536,10 +535,55 @@ impl Provider {
     pub(super) fn http(&self) -> &reqwest::Client {
         &self.http
     }
+
+    fn token_client(&self) -> Http {
+        Http {
+            client: self.http.clone(),
+            client_id_as_client_key: self
+                .built_in()
+                .is_some_and(|b| b.spec.auth == ClientAuth::ClientKey),
+        }
+    }
 }
 
-/// oauth2's requests, through the workspace's client.
-struct Http(reqwest::Client);
+/// oauth2's requests to the token endpoint, through the workspace's client, with two
+/// providers' ways smoothed over: TikTok names the client `client_key` (not `client_id`), and
+/// Twitch answers `scope` as a JSON array (oauth2 reads only RFC 6749's space-separated text).
+struct Http {
+    client: reqwest::Client,
+    client_id_as_client_key: bool,
+}
+
+impl Http {
+    /// The form body with `client_id` renamed `client_key`.
+    fn as_client_key(body: &[u8]) -> Vec<u8> {
+        url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(url::form_urlencoded::parse(body).map(|(key, value)| {
+                let key = if key == "client_id" {
+                    "client_key".into()
+                } else {
+                    key
+                };
+                (key, value)
+            }))
+            .finish()
+            .into_bytes()
+    }
+
+    /// A JSON answer's `scope` array joined with spaces; anything else as it came.
+    fn scope_as_text(body: Vec<u8>) -> Vec<u8> {
+        let Ok(mut answer) = serde_json::from_slice::<serde_json::Map<String, Value>>(&body) else {
+            return body;
+        };
+        let Some(Value::Array(scopes)) = answer.get("scope") else {
+            return body;
+        };
+        let joined: Vec<&str> = scopes.iter().filter_map(Value::as_str).collect();
+        let joined = joined.join(" ");
+        answer.insert("scope".into(), Value::String(joined));
+        serde_json::to_vec(&answer).unwrap_or(body)
+    }
+}
 
 impl<'c> oauth2::AsyncHttpClient<'c> for Http {
     type Error = ProviderError;
@@ -549,8 +593,12 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Http {
     fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
         Box::pin(async move {
             let (parts, body) = request.into_parts();
+            let body = match self.client_id_as_client_key {
+                true => Self::as_client_key(&body),
+                false => body,
+            };
             let response = self
-                .0
+                .client
                 .request(parts.method, parts.uri.to_string())
                 .headers(parts.headers)
                 .body(body)
@@ -560,7 +608,8 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Http {
             if let Some(headers) = builder.headers_mut() {
                 headers.extend(response.headers().clone());
             }
-            Ok(builder.body(response.bytes().await?.to_vec())?)
+            let body = Self::scope_as_text(response.bytes().await?.to_vec());
+            Ok(builder.body(body)?)
         })
     }
 }

@@ -35,13 +35,6 @@ enum Auth {
     ClientKey,
 }
 
-/// Where a case fails because of a production bug.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    TokenRequest,
-    SignIn,
-}
-
 /// One provider: its configuration, what it answers, and what must happen.
 struct Case {
     id: &'static str,
@@ -64,16 +57,6 @@ struct Case {
     expect: Value,
     /// The address is not verified: the sign-up needs the provider trusted.
     trusted: bool,
-    /// A production bug this case shows: the step that fails, and what is wrong.
-    bug: Option<(Step, &'static str)>,
-}
-
-/// The failure message's note on a known production bug at `step`.
-fn bug(case: &Case, step: Step) -> String {
-    match case.bug {
-        Some((at, what)) if at == step => format!("\nPRODUCTION BUG (not fixed here): {what}"),
-        _ => String::new(),
-    }
 }
 
 /// An id token as the code flow reads it (decoded, never verified): unsigned is enough.
@@ -90,18 +73,6 @@ fn with_id_token(claims: Value) -> Value {
 const TWITCH_CLAIMS: &str =
     r#"{"id_token":{"email":null,"email_verified":null,"preferred_username":null,"picture":null}}"#;
 
-const TWITCH_BUG: &str = "services/identity/src/social/provider.rs:99: `TokenAnswer` is \
-    oauth2's StandardTokenResponse, whose `scope` must be a space-delimited string; Twitch \
-    answers a JSON array, so `Provider::exchange` (provider.rs:479-484) cannot parse any Twitch \
-    token answer and `Social::finish` refuses every Twitch sign-in with `invalid_code` (the \
-    refresh, provider.rs:501, likewise). better-auth's parseScopeField takes arrays.";
-
-const TIKTOK_BUG: &str = "services/identity/src/social/provider.rs:362-365: `client()` maps \
-    every ClientAuth but Basic, ClientAuth::ClientKey included, to AuthType::RequestBody, so \
-    TikTok's code exchange sends `client_id` beside `client_key` (provider.rs:473); better-auth \
-    (and builtin.rs's ClientKey: \"`client_key` and `client_secret` in the body\") sends no \
-    `client_id`.";
-
 /// Each provider as better-auth 1.7.7 drives it, with its API's answers (notes, section 3).
 fn case(id: &'static str) -> Case {
     let base = Case {
@@ -116,7 +87,6 @@ fn case(id: &'static str) -> Case {
         reads: &[],
         expect: Value::Null,
         trusted: false,
-        bug: None,
     };
     match id {
         "apple" => Case {
@@ -233,7 +203,6 @@ fn case(id: &'static str) -> Case {
                     "picture": "https://static-cdn.example/tia.png"}))}),
             expect: json!({"name": "Tia", "email": "tia@example.com", "email_verified": true,
                 "image": "https://static-cdn.example/tia.png", "account_id": "t-1"}),
-            bug: Some((Step::SignIn, TWITCH_BUG)),
             ..base
         },
         "twitter" => Case {
@@ -326,7 +295,6 @@ fn case(id: &'static str) -> Case {
             expect: json!({"name": "Tik", "email": "oid-1@tiktok.placeholder.invalid",
                 "email_verified": false, "image": "https://tiktok.example/tik.jpg",
                 "account_id": "oid-1"}),
-            bug: Some((Step::TokenRequest, TIKTOK_BUG)),
             ..base
         },
         "reddit" => Case {
@@ -558,8 +526,7 @@ async fn check(t: &Setup, case: &Case, flow: Flow) -> User {
     if id == "vk" {
         expected.push(("device_id", "device-vk".into()));
     }
-    let note = bug(case, Step::TokenRequest);
-    assert_eq!(sorted(form), sorted(expected), "{id}: token form{note}");
+    assert_eq!(sorted(form), sorted(expected), "{id}: token form");
     let basic = format!("Basic {}", STANDARD.encode(format!("{client}:{secret}")));
     let basic = (case.auth == Auth::Basic).then_some(basic.as_str());
     assert_eq!(exchange.header("authorization"), basic, "{id}: client auth");
@@ -598,8 +565,7 @@ async fn check(t: &Setup, case: &Case, flow: Flow) -> User {
 
     // 4. Who signed in: a new user, and the provider's account for them.
     if !matches!(flow.finished, Finished::SignedIn { .. }) {
-        let bug = bug(case, Step::SignIn);
-        panic!("{id}: expected a sign-in, got {:?}{bug}", flow.finished);
+        panic!("{id}: expected a sign-in, got {:?}", flow.finished);
     }
     let (user, new_user, redirect_to) = signed_in(flow.finished);
     assert!(new_user && redirect_to == "/welcome", "{id}: a new user");

@@ -17,7 +17,7 @@ use oauth2::PkceCodeChallenge;
 use rstest::rstest;
 
 use crate::common::{count, refused, refused_status, setup};
-use crate::social::{AUTH_SECRET, OidcProvider, at_provider, signed_in, start};
+use crate::social::{AUTH_SECRET, OidcProvider, at_provider, follow_provider, signed_in, start};
 
 const APP_REDIRECT: &str = "http://localhost:4100/api/auth/callback/app";
 
@@ -36,33 +36,10 @@ async fn app_tokens(provider: &OidcProvider, login_hint: &str, nonce: &str) -> (
         .append_pair("login_hint", login_hint)
         .append_pair("code_challenge", challenge.as_str())
         .append_pair("code_challenge_method", "S256");
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let mut cookies: HashMap<String, String> = HashMap::new();
-    let code = loop {
-        if url.as_str().starts_with(APP_REDIRECT) {
-            let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
-            break query["code"].clone();
-        }
-        let header: Vec<String> = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let response = client
-            .get(url.clone())
-            .header("cookie", header.join("; "))
-            .send()
-            .await
-            .unwrap();
-        for value in response.headers().get_all("set-cookie") {
-            let pair = value.to_str().unwrap().split(';').next().unwrap();
-            if let Some((name, value)) = pair.split_once('=') {
-                cookies.insert(name.into(), value.into());
-            }
-        }
-        let location = response.headers()["location"].to_str().unwrap().to_string();
-        url = url.join(&location).unwrap();
-    };
-    let tokens: serde_json::Value = client
+    let back = follow_provider(url.as_str(), APP_REDIRECT).await;
+    let query: HashMap<String, String> = back.query_pairs().into_owned().collect();
+    let code = query["code"].clone();
+    let tokens: serde_json::Value = reqwest::Client::new()
         .post(format!("{}/token", provider.issuer))
         .header("content-type", "application/x-www-form-urlencoded")
         .body(

@@ -108,30 +108,17 @@ pub fn start(login_hint: &str) -> Start {
     }
 }
 
-/// Starts a sign-in and follows the provider's redirects back: the callback it makes.
-pub async fn at_provider(social: &Social, start: Start) -> Callback {
-    let (url, state) = social.start(start).await.unwrap();
+/// Follows the provider's redirects (keeping its cookies) until one goes to `until`: that URL.
+pub async fn follow_provider(url: &str, until: &str) -> url::Url {
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
     let mut cookies: HashMap<String, String> = HashMap::new();
-    let mut url = url::Url::parse(&url).unwrap();
+    let mut url = url::Url::parse(url).unwrap();
     for _ in 0..20 {
-        if url.as_str().starts_with(REDIRECT_URI) {
-            let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
-            assert_eq!(query.get("state"), Some(&state));
-            return Callback {
-                provider_id: "test-oidc".into(),
-                state,
-                state_cookie_matches: true,
-                code: query.get("code").cloned(),
-                error: query.get("error").cloned(),
-                error_description: query.get("error_description").cloned(),
-                iss: query.get("iss").cloned(),
-                redirect_uri: REDIRECT_URI.into(),
-                ..Default::default()
-            };
+        if url.as_str().starts_with(until) {
+            return url;
         }
         let header: Vec<String> = cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let response = client
@@ -150,6 +137,25 @@ pub async fn at_provider(social: &Social, start: Start) -> Callback {
         url = url.join(&location).unwrap();
     }
     panic!("the provider redirected too many times");
+}
+
+/// Starts a sign-in and follows the provider's redirects back: the callback it makes.
+pub async fn at_provider(social: &Social, start: Start) -> Callback {
+    let (url, state) = social.start(start).await.unwrap();
+    let url = follow_provider(&url, REDIRECT_URI).await;
+    let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
+    assert_eq!(query.get("state"), Some(&state));
+    Callback {
+        provider_id: "test-oidc".into(),
+        state,
+        state_cookie_matches: true,
+        code: query.get("code").cloned(),
+        error: query.get("error").cloned(),
+        error_description: query.get("error_description").cloned(),
+        iss: query.get("iss").cloned(),
+        redirect_uri: REDIRECT_URI.into(),
+        ..Default::default()
+    }
 }
 
 pub fn signed_in(finished: Finished) -> (gatehouse_identity::user::User, bool, String) {
