@@ -3464,6 +3464,10 @@ export interface operations {
                 error_description?: string;
                 /** @description The provider's issuer (RFC 9207) */
                 iss?: string;
+                /** @description VK's device id */
+                device_id?: string;
+                /** @description Apple's first-sign-in user (JSON) */
+                user?: string;
             };
             header?: never;
             path: {
