@@ -2,7 +2,8 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD_INDIFFERENT;
-use jsonwebtoken::{Algorithm, DecodingKey};
+use jsonwebtoken::Algorithm;
+use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey, VerificationAlgorithm};
 use serde::Deserialize;
 
 /// RSA moduli shorter than this (in bytes) are refused: under 2048 bits is breakable in practice.
@@ -15,7 +16,16 @@ pub(crate) struct Key {
     /// The JWK's own `alg`, when it names one: the key then verifies that algorithm only.
     alg: Option<Algorithm>,
     kind: Kind,
-    decoding: DecodingKey,
+    public: Public,
+}
+
+/// A public key's bytes, as ring takes them.
+#[derive(Clone)]
+enum Public {
+    /// Big-endian modulus (no leading zeros) and exponent.
+    Rsa { n: Vec<u8>, e: Vec<u8> },
+    /// An uncompressed SEC1 point, or Ed25519's 32 bytes.
+    Raw(Vec<u8>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -27,8 +37,36 @@ enum Kind {
 }
 
 impl Key {
-    pub(crate) fn decoding(&self) -> &DecodingKey {
-        &self.decoding
+    /// Whether `signature` over `message` verifies with this key under `alg` (ring's
+    /// implementations, the tree's one cryptography provider).
+    pub(crate) fn verifies(&self, alg: Algorithm, message: &[u8], signature: &[u8]) -> bool {
+        let rsa = |params: &'static signature::RsaParameters| match &self.public {
+            Public::Rsa { n, e } => RsaPublicKeyComponents { n, e }
+                .verify(params, message, signature)
+                .is_ok(),
+            Public::Raw(_) => false,
+        };
+        let raw = |algorithm: &'static dyn VerificationAlgorithm| match &self.public {
+            Public::Raw(bytes) => UnparsedPublicKey::new(algorithm, bytes)
+                .verify(message, signature)
+                .is_ok(),
+            Public::Rsa { .. } => false,
+        };
+        if !self.fits(alg) {
+            return false;
+        }
+        match alg {
+            Algorithm::RS256 => rsa(&signature::RSA_PKCS1_2048_8192_SHA256),
+            Algorithm::RS384 => rsa(&signature::RSA_PKCS1_2048_8192_SHA384),
+            Algorithm::RS512 => rsa(&signature::RSA_PKCS1_2048_8192_SHA512),
+            Algorithm::PS256 => rsa(&signature::RSA_PSS_2048_8192_SHA256),
+            Algorithm::PS384 => rsa(&signature::RSA_PSS_2048_8192_SHA384),
+            Algorithm::PS512 => rsa(&signature::RSA_PSS_2048_8192_SHA512),
+            Algorithm::ES256 => raw(&signature::ECDSA_P256_SHA256_FIXED),
+            Algorithm::ES384 => raw(&signature::ECDSA_P384_SHA384_FIXED),
+            Algorithm::EdDSA => raw(&signature::ED25519),
+            _ => false,
+        }
     }
 
     /// Whether this key may verify a token signed with `alg`: the key type and curve must fit,
@@ -160,26 +198,24 @@ fn key_from_jwk(jwk: Jwk) -> Result<Key, &'static str> {
     if alg.is_some_and(|a| matches!(a, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512)) {
         return Err("symmetric alg");
     }
-    let (kind, decoding) = match (jwk.kty.as_str(), jwk.crv.as_deref()) {
+    let (kind, public) = match (jwk.kty.as_str(), jwk.crv.as_deref()) {
         ("RSA", _) => {
             let n = decode(jwk.n.as_deref())?;
             let e = decode(jwk.e.as_deref())?;
-            let significant = n.iter().skip_while(|b| **b == 0).count();
-            if significant < MIN_RSA_MODULUS_BYTES {
+            let n: Vec<u8> = n.into_iter().skip_while(|b| *b == 0).collect();
+            if n.len() < MIN_RSA_MODULUS_BYTES {
                 return Err("RSA modulus under 2048 bits");
             }
-            (Kind::Rsa, DecodingKey::from_rsa_raw_components(&n, &e))
+            (Kind::Rsa, Public::Rsa { n, e })
         }
         ("EC", Some("P-256")) => (Kind::P256, ec_point(&jwk, 32)?),
         ("EC", Some("P-384")) => (Kind::P384, ec_point(&jwk, 48)?),
         ("OKP", Some("Ed25519")) => {
             let x = decode(jwk.x.as_deref())?;
-            // The verifier slices the first 32 bytes: a shorter x must never reach it.
             if x.len() != 32 {
                 return Err("Ed25519 x is not 32 bytes");
             }
-            // Despite the name, jsonwebtoken reads these bytes as the raw public key.
-            (Kind::Ed25519, DecodingKey::from_ed_der(&x))
+            (Kind::Ed25519, Public::Raw(x))
         }
         // "oct" keys are never used: a shared secret published in a JWKS is no secret, and
         // accepting it would let anyone mint HS256 tokens.
@@ -189,12 +225,12 @@ fn key_from_jwk(jwk: Jwk) -> Result<Key, &'static str> {
         kid: jwk.kid,
         alg,
         kind,
-        decoding,
+        public,
     })
 }
 
 /// An uncompressed SEC1 point from a JWK's x and y, each `len` bytes.
-fn ec_point(jwk: &Jwk, len: usize) -> Result<DecodingKey, &'static str> {
+fn ec_point(jwk: &Jwk, len: usize) -> Result<Public, &'static str> {
     let x = decode(jwk.x.as_deref())?;
     let y = decode(jwk.y.as_deref())?;
     if x.len() != len || y.len() != len {
@@ -204,8 +240,7 @@ fn ec_point(jwk: &Jwk, len: usize) -> Result<DecodingKey, &'static str> {
     point.push(0x04);
     point.extend_from_slice(&x);
     point.extend_from_slice(&y);
-    // Despite the name, jsonwebtoken reads these bytes as the SEC1 point.
-    Ok(DecodingKey::from_ec_der(&point))
+    Ok(Public::Raw(point))
 }
 
 /// base64url, with padding tolerated: some providers pad their JWK members.
@@ -235,7 +270,7 @@ mod tests {
         let body = serde_json::json!({ "keys": [
             { "kty": "oct", "k": b64(b"secret") },
             { "kty": "RSA", "n": b64(&[0xff; 128]), "e": "AQAB" },
-            // Short enough to panic jsonwebtoken's verifier, were it let through.
+            // Short: never a key.
             { "kty": "OKP", "crv": "Ed25519", "x": b64(&[7; 16]) },
             { "kty": "OKP", "crv": "X25519", "x": b64(&[7; 32]) },
             { "kty": "EC", "crv": "P-256", "x": b64(&[1; 32]), "y": b64(&[1; 31]) },
