@@ -45,13 +45,13 @@ pub struct ProviderAccountBody {
 }
 
 impl ProviderAccountBody {
-    fn request(self, user_id: String) -> identity_pb::ProviderAccountRequest {
+    fn account(self, user_id: String) -> Option<identity_pb::ProviderAccount> {
         let _ignored = (self.user_id, self.use_account_cookie);
-        identity_pb::ProviderAccountRequest {
+        Some(identity_pb::ProviderAccount {
             user_id,
             provider_id: self.provider_id,
             account_id: self.account_id,
-        }
+        })
     }
 }
 
@@ -84,7 +84,9 @@ async fn get_access_token(
     let token = state
         .social
         .clone()
-        .get_access_token(body.request(auth.0.user.id))
+        .get_access_token(identity_pb::GetAccessTokenRequest {
+            account: body.account(auth.0.user.id),
+        })
         .await?
         .into_inner();
     Ok(Reply::json(&AccessTokenResponse {
@@ -127,7 +129,9 @@ async fn refresh_token(
     let refreshed = state
         .social
         .clone()
-        .refresh_token(body.request(auth.0.user.id))
+        .refresh_token(identity_pb::RefreshTokenRequest {
+            account: body.account(auth.0.user.id),
+        })
         .await?
         .into_inner();
     Ok(Reply::json(&RefreshTokenResponse {
@@ -211,10 +215,12 @@ async fn account_info(
     let info = state
         .social
         .clone()
-        .get_account_info(identity_pb::ProviderAccountRequest {
-            user_id: caller.user.id,
-            provider_id: None,
-            account_id: Some(account_id),
+        .get_account_info(identity_pb::GetAccountInfoRequest {
+            account: Some(identity_pb::ProviderAccount {
+                user_id: caller.user.id,
+                provider_id: None,
+                account_id: Some(account_id),
+            }),
         })
         .await?
         .into_inner();

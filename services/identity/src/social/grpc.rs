@@ -18,7 +18,8 @@ fn nonempty(value: Option<String>) -> Option<String> {
 }
 
 /// The request's user and account; one named by neither field is none of theirs.
-fn selected(r: pb::ProviderAccountRequest) -> Result<(String, AccountSelector), Status> {
+fn selected(r: Option<pb::ProviderAccount>) -> Result<(String, AccountSelector), Status> {
+    let r = r.unwrap_or_default();
     if r.user_id.is_empty() {
         return Err(base::VALIDATION_ERROR
             .with_message("user_id is required")
@@ -173,9 +174,9 @@ impl SocialService for Social {
 
     async fn get_access_token(
         &self,
-        request: Request<pb::ProviderAccountRequest>,
+        request: Request<pb::GetAccessTokenRequest>,
     ) -> Result<Response<pb::GetAccessTokenResponse>, Status> {
-        let (user_id, selector) = selected(request.into_inner())?;
+        let (user_id, selector) = selected(request.into_inner().account)?;
         let token = self.access_token(&user_id, &selector).await?;
         Ok(Response::new(pb::GetAccessTokenResponse {
             access_token: token.access_token,
@@ -187,9 +188,9 @@ impl SocialService for Social {
 
     async fn refresh_token(
         &self,
-        request: Request<pb::ProviderAccountRequest>,
+        request: Request<pb::RefreshTokenRequest>,
     ) -> Result<Response<pb::RefreshTokenResponse>, Status> {
-        let (user_id, selector) = selected(request.into_inner())?;
+        let (user_id, selector) = selected(request.into_inner().account)?;
         let refreshed = Social::refresh_token(self, &user_id, &selector).await?;
         let tokens = refreshed.tokens;
         Ok(Response::new(pb::RefreshTokenResponse {
@@ -206,9 +207,9 @@ impl SocialService for Social {
 
     async fn get_account_info(
         &self,
-        request: Request<pb::ProviderAccountRequest>,
+        request: Request<pb::GetAccountInfoRequest>,
     ) -> Result<Response<pb::GetAccountInfoResponse>, Status> {
-        let (user_id, selector) = selected(request.into_inner())?;
+        let (user_id, selector) = selected(request.into_inner().account)?;
         let info = self.account_info(&user_id, &selector).await?;
         let profile = info.profile;
         Ok(Response::new(pb::GetAccountInfoResponse {
