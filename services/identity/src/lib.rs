@@ -84,17 +84,25 @@ async fn start(
     let accounts = account::Accounts::new(db.clone(), rules.clone(), config.username_rules())
         .with_delete_settings(config.delete_settings());
     let usernames = username::Usernames::new(db.clone(), config.username_rules(), rules.clone());
+    let providers = social::config::providers(&context.env)?;
+    let secrets = match AuthSecrets::from_env(&context.env)? {
+        Some(secrets) => secrets,
+        // Without providers no token is ever written: a key of this run's own serves.
+        None if providers.is_empty() => {
+            AuthSecrets::single(gatehouse_kit::ids::random_alphanumeric(48).into())?
+        }
+        None => AuthSecrets::required(
+            &context.env,
+            "with SOCIAL_PROVIDERS, identity keeps the providers' tokens encrypted with keys \
+             derived from it (the same secret as the gateway's)",
+        )?,
+    };
     let social = social::Social::new(
         db.clone(),
-        social::config::providers(&context.env)?,
+        providers,
         social::config::AccountLinking::from_env(&context.env)?,
         rules.clone(),
-        AuthSecrets::required(
-            &context.env,
-            "identity keeps social providers' tokens encrypted with keys derived from it \
-             (the same secret as the gateway's)",
-        )?
-        .vault(social::tokens::VAULT_PURPOSE),
+        secrets.vault(social::tokens::VAULT_PURPOSE),
     )?;
     if social.provider_ids().next().is_some() {
         tracing::info!(providers = ?social.provider_ids().collect::<Vec<_>>(), "social sign-in");
