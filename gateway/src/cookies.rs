@@ -9,6 +9,9 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_perc
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
+use gatehouse_kit::auth_secret::AuthSecrets;
+use gatehouse_kit::config::ExposeSecret;
+
 use crate::config::CookieSettings;
 
 /// Characters `encodeURIComponent` leaves alone: `A-Z a-z 0-9 - _ . ! ~ * ' ( )`.
@@ -49,6 +52,16 @@ pub fn verify(secret: &str, signed: &str) -> Option<String> {
     }
     let expected = STANDARD.encode(hmac_sha256(secret, value.as_bytes()));
     bool::from(expected.as_bytes().ct_eq(signature.as_bytes())).then(|| value.to_string())
+}
+
+/// `verify` with each version of the auth secret, the current first: after a rotation
+/// (`AUTH_SECRETS`), cookies signed with the previous secret still hold, so nobody is signed
+/// out by it (better-auth checks the current secret only). New cookies are signed with the
+/// current one.
+pub fn verify_any(secrets: &AuthSecrets, signed: &str) -> Option<String> {
+    secrets
+        .all()
+        .find_map(|secret| verify(secret.expose_secret(), signed))
 }
 
 /// Finds one cookie in a `Cookie` header: first occurrence wins, surrounding quotes stripped,
@@ -149,6 +162,33 @@ mod tests {
     use super::*;
 
     const SECRET: &str = "test-secret-test-secret-test-secret-1234";
+
+    #[test]
+    fn a_rotation_keeps_the_cookies_the_previous_secret_signed() {
+        use gatehouse_kit::config::Env;
+        let secrets = |list: &str| {
+            AuthSecrets::from_env(&Env::from_pairs([("AUTH_SECRETS", list)]))
+                .unwrap()
+                .unwrap()
+        };
+        const NEW: &str = "new-secret-new-secret-new-secret-5678";
+        let old_cookie = percent_decode_str(&sign(SECRET, "tok"))
+            .decode_utf8_lossy()
+            .to_string();
+        let rotated = secrets(&format!("2:{NEW},1:{SECRET}"));
+        assert_eq!(verify_any(&rotated, &old_cookie).as_deref(), Some("tok"));
+        let new_cookie = percent_decode_str(&sign(rotated.current().expose_secret(), "tok"))
+            .decode_utf8_lossy()
+            .to_string();
+        assert_eq!(verify_any(&rotated, &new_cookie).as_deref(), Some("tok"));
+        let dropped = secrets(&format!("2:{NEW}"));
+        assert_eq!(
+            verify_any(&dropped, &old_cookie),
+            None,
+            "a dropped version signs nothing"
+        );
+        assert_eq!(verify_any(&rotated, "tok.forged"), None);
+    }
 
     #[test]
     fn signs_exactly_like_better_auth() {

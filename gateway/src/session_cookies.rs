@@ -11,13 +11,13 @@ use crate::wire::SessionWithUser;
 /// The verified session token from the request's cookie.
 pub fn token(state: &AppState, meta: &RequestMeta) -> Option<String> {
     let raw = meta.cookie(&state.cookies.names.session_token)?;
-    cookies::verify(state.config.secret(), &raw)
+    cookies::verify_any(&state.config.secrets, &raw)
 }
 
 /// Whether the caller signed in with `rememberMe: false` (a signed `dont_remember` marker).
 pub fn dont_remember(state: &AppState, meta: &RequestMeta) -> bool {
     meta.cookie(&state.cookies.names.dont_remember)
-        .and_then(|raw| cookies::verify(state.config.secret(), &raw))
+        .and_then(|raw| cookies::verify_any(&state.config.secrets, &raw))
         .is_some_and(|v| v == "true")
 }
 

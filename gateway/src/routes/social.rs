@@ -468,7 +468,7 @@ async fn callback(
         .get(header::COOKIE)
         .and_then(|h| h.to_str().ok())
         .and_then(|h| cookies::read(h, &jar.names.state).map(|c| c.into_owned()))
-        .and_then(|signed| cookies::verify(state.config.secret(), &signed));
+        .and_then(|signed| cookies::verify_any(&state.config.secrets, &signed));
     let finished = match state
         .social
         .clone()

@@ -40,7 +40,7 @@ impl SavedAdminSession {
     fn read(state: &AppState, meta: &RequestMeta) -> Option<Self> {
         let value = meta
             .cookie(&state.cookies.names.admin_session)
-            .and_then(|raw| crate::cookies::verify(state.config.secret(), &raw))?;
+            .and_then(|raw| crate::cookies::verify_any(&state.config.secrets, &raw))?;
         let (token, flag) = value.split_once(':')?;
         Some(Self {
             token: token.to_string(),
