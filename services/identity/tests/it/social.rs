@@ -520,3 +520,39 @@ async fn a_link_adds_the_account_to_the_signed_in_user_only(#[case] backend: Bac
         "FAILED_TO_UNLINK_LAST_ACCOUNT"
     );
 }
+
+/// With providers configured, identity does not start without the auth secret their tokens
+/// are encrypted with, and says which variable is missing; without providers it needs none.
+#[tokio::test]
+async fn providers_need_the_auth_secret_at_start() {
+    use gatehouse_kit::service::{Context, Part};
+    let database = gatehouse_kit::testing::TestDb::new(Backend::Sqlite).await;
+    let start = |social: Option<&str>| {
+        let mut pairs = vec![
+            ("IDENTITY_DATABASE_URL", database.url.clone()),
+            (
+                "SERVICE_TOKEN",
+                "identity-start-test-token-0123456789abcdef".to_string(),
+            ),
+            ("HASH_POOL_SIZE", "1".to_string()),
+        ];
+        if let Some(social) = social {
+            pairs.push(("SOCIAL_PROVIDERS", social.to_string()));
+        }
+        async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let stop = tokio_util::sync::CancellationToken::new();
+            let context = Context::from_env(Env::from_pairs(pairs)).unwrap();
+            let running = gatehouse_identity::SERVICE.run(context, listener, stop.clone());
+            // A start that fails returns at once; one that runs is stopped after a moment.
+            tokio::select! {
+                result = running => result.map_err(|e| e.to_string()),
+                _ = tokio::time::sleep(Duration::from_secs(3)) => { stop.cancel(); Ok(()) }
+            }
+        }
+    };
+    let with_providers = r#"{"corp":{"clientId":"c","clientSecret":"s","discoveryUrl":"https://id.example/.well-known/openid-configuration"}}"#;
+    let error = start(Some(with_providers)).await.unwrap_err();
+    assert!(error.contains("AUTH_SECRET"), "{error}");
+    assert!(start(None).await.is_ok(), "no providers, no secret needed");
+}
