@@ -406,9 +406,10 @@ impl Social {
         // as better-auth's): it reaches nobody and is no one else's, so it neither links nor
         // needs verifying.
         let placeholder = builtin::is_placeholder(&email);
-        let same_address = match placeholder {
-            true => None,
-            false => crate::user::store::find_by_email(&self.db, &email).await?,
+        let same_address = if placeholder {
+            None
+        } else {
+            crate::user::store::find_by_email(&self.db, &email).await?
         };
         if let Some(user) = same_address {
             let trusted = self.linking.trusts(provider_id) || profile.email_verified;

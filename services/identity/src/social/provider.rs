@@ -300,16 +300,18 @@ impl Provider {
         let Some(keys) = &resolved.keys else {
             return Err(IdTokenError::NotSupported);
         };
-        // A multi-tenant Microsoft app's tokens name their own tenant's issuer.
-        let tenant = claims_of(token)
-            .and_then(|claims| claims.get("tid").and_then(Value::as_str).map(String::from))
-            .unwrap_or_default();
         let mut expect = Expectations::new(String::new(), self.config.client_id.clone());
-        expect.issuers = resolved
-            .id_token_issuers
-            .iter()
-            .map(|issuer| issuer.replace("{tid}", &tenant))
-            .collect();
+        expect.issuers = resolved.id_token_issuers.clone();
+        // A multi-tenant Microsoft app's tokens name their own tenant's issuer: only then is
+        // the token read for its `tid` before it is verified.
+        if expect.issuers.iter().any(|issuer| issuer.contains("{tid}")) {
+            let tenant = claims_of(token)
+                .and_then(|claims| claims.get("tid").and_then(Value::as_str).map(String::from))
+                .unwrap_or_default();
+            for issuer in &mut expect.issuers {
+                *issuer = issuer.replace("{tid}", &tenant);
+            }
+        }
         let claims: Value = keys.verify(token, &expect).await.map_err(|e| match e {
             VerifyError::KeySetUnavailable(why) => IdTokenError::Unavailable(why),
             refused => IdTokenError::Invalid(refused.to_string()),

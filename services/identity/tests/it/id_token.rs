@@ -5,19 +5,15 @@
 
 use std::collections::HashMap;
 
-use gatehouse_identity::social::config::{AccountLinking, providers};
 use gatehouse_identity::social::id_token::IdTokenSignIn;
-use gatehouse_identity::social::tokens::VAULT_PURPOSE;
-use gatehouse_identity::social::{Callback, Finished, Social};
-use gatehouse_kit::auth_secret::AuthSecrets;
-use gatehouse_kit::config::Env;
+use gatehouse_identity::social::{Callback, Finished};
 use gatehouse_kit::db::{Backend, query};
 use gatehouse_kit::errors::base;
 use oauth2::PkceCodeChallenge;
 use rstest::rstest;
 
 use crate::common::{count, refused, refused_status, setup};
-use crate::social::{AUTH_SECRET, OidcProvider, at_provider, follow_provider, signed_in, start};
+use crate::social::{OidcProvider, at_provider, follow_provider, signed_in, social_for, start};
 
 const APP_REDIRECT: &str = "http://localhost:4100/api/auth/callback/app";
 
@@ -131,17 +127,7 @@ async fn an_app_s_id_token_signs_in_once_verified(#[case] backend: Backend) {
         r#"{{"plain":{{"clientId":"gatehouse-test","clientSecret":"s","authorizationUrl":"{0}/auth","tokenUrl":"{0}/token","userInfoUrl":"{0}/me"}}}}"#,
         provider.issuer
     );
-    let configured = providers(&Env::from_pairs([("SOCIAL_PROVIDERS", entry)])).unwrap();
-    let plain = Social::new(
-        t.db.clone(),
-        configured,
-        AccountLinking::default(),
-        t.rules.clone(),
-        AuthSecrets::single(AUTH_SECRET.to_string().into())
-            .unwrap()
-            .vault(VAULT_PURPOSE),
-    )
-    .unwrap();
+    let plain = social_for(&t, &entry);
     for (provider_id, code) in [
         ("plain", base::ID_TOKEN_NOT_SUPPORTED.code()),
         ("nope", base::PROVIDER_NOT_FOUND.code()),

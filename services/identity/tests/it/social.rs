@@ -96,6 +96,23 @@ impl OidcProvider {
     }
 }
 
+/// `Social` with the providers `entries` configures (`SOCIAL_PROVIDERS`' JSON), the default
+/// linking rules and the tests' auth secret.
+pub fn social_for(t: &Setup, entries: &str) -> Social {
+    let configured = providers(&Env::from_pairs([("SOCIAL_PROVIDERS", entries)])).unwrap();
+    let vault = AuthSecrets::single(AUTH_SECRET.to_string().into())
+        .unwrap()
+        .vault(VAULT_PURPOSE);
+    Social::new(
+        t.db.clone(),
+        configured,
+        AccountLinking::default(),
+        t.rules.clone(),
+        vault,
+    )
+    .unwrap()
+}
+
 pub fn start(login_hint: &str) -> Start {
     Start {
         provider_id: "test-oidc".into(),
@@ -411,17 +428,7 @@ async fn a_provider_that_is_down_is_a_clear_error_and_changes_nothing(#[case] ba
     let entry = format!(
         r#"{{"down":{{"clientId":"c","clientSecret":"s","discoveryUrl":"http://127.0.0.1:{port}/.well-known/openid-configuration"}}}}"#
     );
-    let configured = providers(&Env::from_pairs([("SOCIAL_PROVIDERS", entry)])).unwrap();
-    let social = Social::new(
-        t.db.clone(),
-        configured,
-        AccountLinking::default(),
-        t.rules.clone(),
-        AuthSecrets::single(AUTH_SECRET.to_string().into())
-            .unwrap()
-            .vault(VAULT_PURPOSE),
-    )
-    .unwrap();
+    let social = social_for(&t, &entry);
     let started = social
         .start(Start {
             provider_id: "down".into(),
