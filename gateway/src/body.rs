@@ -100,10 +100,24 @@ pub fn type_name(value: Option<&Value>) -> &'static str {
     }
 }
 
-/// The object schema of an input type (inline, as `#[derive(ToSchema)]` structs are).
+/// The object schema of an input type (inline, as `#[derive(ToSchema)]` structs are). A
+/// struct with an inlined `#[serde(flatten)]` part is an `allOf` of objects: merged into one.
 pub fn object_schema<T: utoipa::PartialSchema>() -> Option<Object> {
     match T::schema() {
         RefOr::T(Schema::Object(object)) => Some(object),
+        RefOr::T(Schema::AllOf(all)) => {
+            let mut parts = all.items.into_iter().map(|part| match part {
+                RefOr::T(Schema::Object(object)) => Some(object),
+                _ => None,
+            });
+            let mut merged = parts.next()??;
+            for part in parts {
+                let part = part?;
+                merged.properties.extend(part.properties);
+                merged.required.extend(part.required);
+            }
+            Some(merged)
+        }
         _ => None,
     }
 }
@@ -437,10 +451,14 @@ fn as_f64(number: &utoipa::Number) -> f64 {
 /// rather than by a regular expression, in words a person can act on. A unit test holds every
 /// pattern in the types to this list.
 fn breaks_pattern(pattern: &str, text: &str) -> Option<&'static str> {
-    use gatehouse_kit::validate::{NO_CONTROL_CHARACTERS, has_control_characters};
+    use gatehouse_kit::validate::{
+        KEY_PREFIX, KEY_PREFIX_REFUSAL, NO_CONTROL_CHARACTERS, has_control_characters,
+        is_key_prefix,
+    };
     match pattern {
         NO_CONTROL_CHARACTERS => has_control_characters(text)
             .then_some("Invalid string: must not contain control characters"),
+        KEY_PREFIX => (!is_key_prefix(text)).then_some(KEY_PREFIX_REFUSAL),
         unknown => {
             tracing::error!(
                 pattern = unknown,
@@ -696,8 +714,23 @@ mod tests {
         }
         assert!(!found.is_empty());
         for pattern in found {
-            assert_eq!(pattern, gatehouse_kit::validate::NO_CONTROL_CHARACTERS);
+            assert!(
+                [
+                    gatehouse_kit::validate::NO_CONTROL_CHARACTERS,
+                    gatehouse_kit::validate::KEY_PREFIX
+                ]
+                .contains(&pattern.as_str()),
+                "{pattern}"
+            );
         }
+        assert_eq!(
+            breaks_pattern(gatehouse_kit::validate::KEY_PREFIX, "gh$!"),
+            Some(gatehouse_kit::validate::KEY_PREFIX_REFUSAL)
+        );
+        assert_eq!(
+            breaks_pattern(gatehouse_kit::validate::KEY_PREFIX, "gh_1-"),
+            None
+        );
         assert_eq!(
             breaks_pattern(gatehouse_kit::validate::NO_CONTROL_CHARACTERS, "a\nb"),
             Some("Invalid string: must not contain control characters")

@@ -13,6 +13,7 @@ use gatehouse_proto::billing_webhook::v1::endpoint_service_client::EndpointServi
 use gatehouse_proto::billing_webhook::v1::intake_service_client::IntakeServiceClient;
 use gatehouse_proto::identity::v1::account_service_client::AccountServiceClient;
 use gatehouse_proto::identity::v1::admin_service_client::AdminServiceClient;
+use gatehouse_proto::identity::v1::api_key_service_client::ApiKeyServiceClient;
 use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordServiceClient;
 use gatehouse_proto::identity::v1::email_verification_service_client::EmailVerificationServiceClient;
 use gatehouse_proto::identity::v1::password_reset_service_client::PasswordResetServiceClient;
@@ -64,6 +65,7 @@ pub struct Clients {
     pub email_verification: EmailVerificationServiceClient<ServiceChannel>,
     pub password_reset: PasswordResetServiceClient<ServiceChannel>,
     pub social: SocialServiceClient<ServiceChannel>,
+    pub api_keys: ApiKeyServiceClient<ServiceChannel>,
     // session
     pub sessions: SessionServiceClient<ServiceChannel>,
     // mailer
@@ -98,7 +100,8 @@ impl Clients {
             admin: AdminServiceClient::new(identity.clone()),
             email_verification: EmailVerificationServiceClient::new(identity.clone()),
             password_reset: PasswordResetServiceClient::new(identity.clone()),
-            social: SocialServiceClient::new(identity),
+            social: SocialServiceClient::new(identity.clone()),
+            api_keys: ApiKeyServiceClient::new(identity),
             sessions: SessionServiceClient::new(session),
             mailbox: MailboxServiceClient::new(mailer),
             organizations: OrganizationServiceClient::new(organization.clone()),

@@ -43,6 +43,8 @@ pub struct GatewaySettings {
     pub web_dir: String,
     #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub dev_mailbox: bool,
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
+    pub api_key_sessions: bool,
 }
 
 impl Default for GatewaySettings {
@@ -68,6 +70,7 @@ impl Default for GatewaySettings {
             rate_limit_replay_max: 10,
             web_dir: "web/out".into(),
             dev_mailbox: false,
+            api_key_sessions: true,
         }
     }
 }
@@ -104,6 +107,9 @@ pub struct GatewayConfig {
     /// `DEV_MAILBOX` (default false; `scripts/run.sh` turns it on): serve the newest mails at
     /// `GET /api/dev/mailbox`, to loopback clients naming a loopback host only.
     pub dev_mailbox: bool,
+    /// `API_KEY_SESSIONS` (default true): a request carrying `x-api-key` is signed in as the
+    /// key's owner on every route that takes a session.
+    pub api_key_sessions: bool,
     /// `PASSWORD_*_LENGTH`, `USERNAME_*_LENGTH`: identity enforces them; the OpenAPI document
     /// says them.
     pub credentials: CredentialRules,
@@ -223,6 +229,7 @@ impl GatewayConfig {
             backends: Backends::from_env(env)?,
             trusted_proxies,
             dev_mailbox: s.dev_mailbox,
+            api_key_sessions: s.api_key_sessions,
             credentials: CredentialRules::from_env(env)?,
             admin_role_names: gatehouse_kit::config::role_names(
                 env,

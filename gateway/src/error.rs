@@ -61,12 +61,26 @@ pub struct ErrorBody {
     /// better-auth answers with a message only, such as "No fields to update").
     #[serde(skip_serializing_if = "String::is_empty")]
     code: String,
+    /// How long to wait, on the api-key plugin's rate-limit refusal (`RATE_LIMITED`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(inline)]
+    details: Option<ErrorDetails>,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorDetails {
+    /// Milliseconds until the request would be accepted.
+    try_again_in: u64,
 }
 
 fn render(failure: &Failure) -> Response {
     let body = serde_json::to_string(&ErrorBody {
         message: failure.message().to_string(),
         code: failure.code().to_string(),
+        details: failure
+            .try_again_in_ms()
+            .map(|try_again_in| ErrorDetails { try_again_in }),
     })
     .unwrap_or_default();
     let status =
@@ -84,6 +98,13 @@ impl IntoResponse for ApiError {
                     response
                         .headers_mut()
                         .insert("x-retry-after", HeaderValue::from(seconds));
+                    // A refusal that states its wait in the body is not better-auth's
+                    // limiter: it also gets the standard header.
+                    if failure.try_again_in_ms().is_some() {
+                        response
+                            .headers_mut()
+                            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                    }
                 }
                 response
             }

@@ -5,6 +5,7 @@
 //! adds them to whatever the handler answers. [`organization::Permitted`] adds a permission in
 //! the organization the input names.
 
+pub mod api_key;
 pub mod organization;
 pub mod refusals;
 
@@ -46,6 +47,7 @@ pub async fn request_context(
     let extensions = request.extensions_mut();
     extensions.insert(ClientIp(client));
     extensions.insert(cookies.clone());
+    extensions.insert(api_key::Memo::default());
     extensions.insert(state);
     let mut response = next.run(request).await;
     for cookie in cookies.take() {
@@ -176,6 +178,10 @@ impl Authenticate for Session {
     const REFUSALS: Refusals = Refusals::SIGNED_IN;
 
     async fn authenticate(state: &AppState, meta: &RequestMeta) -> Result<Self, ApiError> {
+        // A key wins over a cookie, as in better-auth.
+        if let Some(key) = api_key::presented(state, meta) {
+            return api_key::session(state, meta, key).await;
+        }
         let Some(token) = session_cookies::token(state, meta) else {
             return Err(base::UNAUTHORIZED.into());
         };

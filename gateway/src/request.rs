@@ -40,6 +40,8 @@ pub struct RequestMeta {
     pub query: Vec<(String, String)>,
     pub policy: Policy,
     pub response_cookies: ResponseCookies,
+    /// The verdict on the request's `x-api-key`, once read.
+    pub api_key: crate::extract::api_key::Memo,
 }
 
 impl RequestMeta {
@@ -66,6 +68,11 @@ impl RequestMeta {
             response_cookies: parts
                 .extensions
                 .get::<ResponseCookies>()
+                .cloned()
+                .unwrap_or_default(),
+            api_key: parts
+                .extensions
+                .get::<crate::extract::api_key::Memo>()
                 .cloned()
                 .unwrap_or_default(),
         }

@@ -92,6 +92,8 @@ pub mod events {
         v1::TeamMemberRemoved => "team-member.removed",
         v1::BillingEventReceived => "billing.event-received",
         v1::BillingDeliveryDue => "billing.delivery-due",
+        v1::ApiKeyCreated => "api-key.created",
+        v1::ApiKeyRevoked => "api-key.revoked",
     }
 
     /// Topics whose payload carries a secret (a mailed link's token): sealed in the outbox,

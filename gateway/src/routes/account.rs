@@ -7,7 +7,7 @@ use axum::extract::State;
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
@@ -157,9 +157,6 @@ async fn delete_user_callback(
 }
 
 /// `Some(None)` for an explicit `null`, `None` for a missing field.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
-}
 
 /// Any keys are accepted (a record, as better-auth's schema is); unknown ones are ignored.
 #[derive(Deserialize, ToSchema)]
@@ -169,7 +166,7 @@ pub struct UpdateUserBody {
     name: Option<String>,
     /// A URL, or `null` to remove the image.
     #[schema(value_type = Option<String>, max_length = 2048)]
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::shared::input::explicit")]
     image: Option<Option<String>>,
     /// Username plugin: checked, normalised and unique as at sign-up; the display form is
     /// left as it was.

@@ -16,6 +16,7 @@ macro_rules! route {
 
 mod account;
 mod admin;
+mod api_key;
 mod customer;
 mod delivery;
 mod email_password;
@@ -132,6 +133,7 @@ pub fn routes() -> Assembled {
         username::router(),
         social::router(),
         provider_tokens::router(),
+        api_key::router(),
         session::router(),
         account::router(),
         admin::router(),

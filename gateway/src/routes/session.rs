@@ -38,6 +38,15 @@ pub fn router() -> Group {
            ("disableRefresh" = Option<String>, Query, description = "Do not slide the session's expiry: any value but an empty one (`true`) turns it on")),
     responses((status = 200, body = Option<SessionWithUser>, description = "The session and its user, or `null` when signed out"), (status = 429, body = ErrorBody, description = "`TOO_MANY_REQUESTS`"), (status = 503, body = ErrorBody, description = "`SERVICE_UNAVAILABLE`")))]
 async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result<Reply, ApiError> {
+    // A key's session (API_KEY_SESSIONS): made from the key, no cookies.
+    if let Some(key) = crate::extract::api_key::presented(&state, &meta) {
+        let caller = crate::extract::api_key::session(&state, &meta, key).await?;
+        let data = SessionWithUser {
+            session: caller.session.into(),
+            user: caller.user.into(),
+        };
+        return Ok(Reply::json(&data).no_store());
+    }
     let Some(token) = session_cookies::token(&state, &meta) else {
         return Ok(Reply::json(&serde_json::Value::Null).no_store());
     };

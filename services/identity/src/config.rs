@@ -82,12 +82,23 @@ pub struct IdentityConfig {
     /// `RESET_PASSWORD_PAGE` (default `/reset-password/`): where a reset link sends the user
     /// when the request named no `redirectTo` (the web app's page).
     pub reset_password_page: String,
+    /// `API_KEY_RATE_LIMIT_ENABLED` (default true), `API_KEY_RATE_LIMIT_WINDOW_MS` (default
+    /// 60000) and `API_KEY_RATE_LIMIT_MAX` (default 600): a new API key's rate limit unless the
+    /// server sets another. better-auth's 10 a day stops a working script by mid-morning.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
+    pub api_key_rate_limit_enabled: bool,
+    pub api_key_rate_limit_window_ms: i64,
+    pub api_key_rate_limit_max: i64,
+    /// `API_KEY_METADATA` (default true): owners may attach JSON metadata to their keys.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
+    pub api_key_metadata: bool,
 }
 
 impl Default for IdentityConfig {
     fn default() -> Self {
         // The lengths' defaults are kit's, which the gateway documents.
         let lengths = gatehouse_kit::config::CredentialRules::default();
+        let defaults = crate::api_key::Settings::default();
         Self {
             hash_pool_size: std::thread::available_parallelism().map_or(2, |n| n.get()),
             hash_queue_limit: None,
@@ -118,6 +129,10 @@ impl Default for IdentityConfig {
             reset_password_expires_in: 3600,
             reset_password_revoke_sessions: false,
             reset_password_page: "/reset-password/".into(),
+            api_key_rate_limit_enabled: defaults.rate_limit_enabled,
+            api_key_rate_limit_window_ms: defaults.rate_limit_window_ms,
+            api_key_rate_limit_max: defaults.rate_limit_max,
+            api_key_metadata: defaults.metadata,
         }
     }
 }
@@ -132,6 +147,16 @@ impl IdentityConfig {
                 .unwrap_or(32 * config.hash_pool_size),
         );
         Ok(config)
+    }
+
+    pub fn api_key_settings(&self) -> crate::api_key::Settings {
+        crate::api_key::Settings {
+            rate_limit_enabled: self.api_key_rate_limit_enabled,
+            rate_limit_window_ms: self.api_key_rate_limit_window_ms.max(1),
+            rate_limit_max: self.api_key_rate_limit_max.max(1),
+            metadata: self.api_key_metadata,
+            ..Default::default()
+        }
     }
 
     pub fn hash_queue_limit(&self) -> usize {

@@ -39,3 +39,32 @@ impl From<Account> for pb::Account {
         }
     }
 }
+
+impl From<crate::api_key::ApiKey> for pb::ApiKey {
+    fn from(key: crate::api_key::ApiKey) -> Self {
+        let ms = |t: chrono::DateTime<chrono::Utc>| t.timestamp_millis();
+        pb::ApiKey {
+            id: key.id,
+            config_id: key.config_id,
+            name: key.name,
+            start: key.start,
+            reference_id: key.reference_id,
+            prefix: key.prefix,
+            refill_interval_ms: key.refill_interval,
+            refill_amount: key.refill_amount,
+            last_refill_at_unix_ms: key.last_refill_at.map(ms),
+            enabled: key.enabled,
+            rate_limit_enabled: key.rate_limit_enabled,
+            rate_limit_time_window_ms: key.rate_limit_time_window,
+            rate_limit_max: key.rate_limit_max,
+            request_count: key.request_count,
+            remaining: key.remaining,
+            last_request_unix_ms: key.last_request.map(ms),
+            expires_at_unix_ms: key.expires_at.map(ms),
+            created_at_unix_ms: ms(key.created_at),
+            updated_at_unix_ms: ms(key.updated_at),
+            permissions_json: key.permissions,
+            metadata_json: key.metadata,
+        }
+    }
+}

@@ -2,11 +2,12 @@
 //! capability, each matching a proto service and a gateway route group of the same name:
 //! `user/` (UserService), `email_password/` (EmailPasswordService), `account/`
 //! (AccountService), `username/` (UsernameService), `admin/` (AdminService), `social/`
-//! (SocialService). `password` is the hashing pool they share;
+//! (SocialService), `api_key/` (ApiKeyService). `password` is the hashing pool they share;
 //! `convert` the one place domain types become proto messages.
 
 pub mod account;
 pub mod admin;
+pub mod api_key;
 pub mod config;
 pub mod convert;
 pub mod email_password;
@@ -107,7 +108,10 @@ async fn start(
     if social.provider_ids().next().is_some() {
         tracing::info!(providers = ?social.provider_ids().collect::<Vec<_>>(), "social sign-in");
     }
+    let api_keys =
+        api_key::ApiKeys::new(db.clone(), context.cache.clone(), config.api_key_settings());
     Ok(GrpcServices::new()
+        .serve(api_key::grpc::server(api_keys))
         .serve(user::grpc::server(user::Users::new(db)))
         .serve(email_password::grpc::server(rules))
         .serve(account::grpc::server(accounts))
@@ -129,6 +133,11 @@ fn spawn_link_sweeper(db: gatehouse_kit::db::Db, shutdown: CancellationToken) {
                 Ok(0) => {}
                 Ok(count) => tracing::info!(count, "deleted expired mailed links"),
                 Err(error) => tracing::warn!(%error, "expired-link sweep failed"),
+            }
+            match api_key::store::delete_expired(&db, gatehouse_kit::ids::now()).await {
+                Ok(0) => {}
+                Ok(count) => tracing::info!(count, "deleted expired API keys"),
+                Err(error) => tracing::warn!(%error, "expired API key sweep failed"),
             }
             // Abandoned social sign-ins are of no use once expired.
             if let Err(error) =

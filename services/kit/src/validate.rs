@@ -48,6 +48,21 @@ pub fn has_control_characters(name: &str) -> bool {
 /// [`has_control_characters`] refused, as a JSON Schema `pattern` for the OpenAPI document.
 pub const NO_CONTROL_CHARACTERS: &str = r"^[^\u0000-\u001F\u007F-\u009F]*$";
 
+/// Whether an API key prefix is made of letters, digits, `_` and `-` only (the api-key
+/// plugin's `^[a-zA-Z0-9_-]+$`).
+pub fn is_key_prefix(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// [`is_key_prefix`] as a JSON Schema `pattern`.
+pub const KEY_PREFIX: &str = r"^[a-zA-Z0-9_-]+$";
+/// What a prefix that breaks [`KEY_PREFIX`] is told (better-auth's words).
+pub const KEY_PREFIX_REFUSAL: &str =
+    "Invalid prefix format, must be alphanumeric and contain only underscores and hyphens.";
+
 /// The services' check of a name, for callers that do not come through the gateway (which
 /// refuses first, in the same words): `VALIDATION_ERROR` naming `field`.
 pub fn check_name(field: &str, name: &str) -> Result<(), crate::errors::Failure> {

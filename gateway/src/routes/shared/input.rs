@@ -15,6 +15,13 @@ pub fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, 
     Value::deserialize(d).map(Some)
 }
 
+/// `Some(None)` for an explicit `null`, `None` when absent (with `#[serde(default)]`).
+pub fn explicit<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 /// better-auth coerces `userId` to a string (`5` is the user "5", which does not exist).
 pub fn user_id(value: &Value) -> String {
     match value {

@@ -145,7 +145,8 @@ pub async fn verify_email(db: &Db, user_id: &str, email: &str) -> Result<Option<
     Ok(Some(user))
 }
 
-/// Deletes the user with their accounts and mailed links, and records `user.deleted` (other
+/// Deletes the user with their accounts, mailed links and API keys (each key's
+/// `api-key.revoked` too), and records `user.deleted` (other
 /// services drop what the user had there: the session service ends their sessions);
 /// `false` when there was no such user.
 pub async fn delete(db: &Db, user_id: &str) -> Result<bool, DbError> {
@@ -159,6 +160,7 @@ pub async fn delete(db: &Db, user_id: &str) -> Result<bool, DbError> {
         .bind(user_id)
         .execute(&mut tx)
         .await?;
+    crate::api_key::store::delete_owned(&mut tx, user_id).await?;
     let deleted = query("DELETE FROM users WHERE id = $1")
         .bind(user_id)
         .execute(&mut tx)

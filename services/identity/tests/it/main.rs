@@ -4,6 +4,7 @@
 mod account;
 mod admin;
 mod admin_on_admins;
+mod api_key;
 mod builtin_providers;
 mod common;
 mod email_password;

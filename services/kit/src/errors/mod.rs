@@ -5,10 +5,11 @@
 //! code without a lookup table and a new code never needs a gateway change.
 //!
 //! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core),
-//! [`username`], [`admin`], [`organization`], and [`billing`] for the billing webhooks; the
-//! api-key catalogue arrives with its feature.
+//! [`username`], [`admin`], [`organization`], [`api_key`], and [`billing`] for the billing
+//! webhooks.
 
 pub mod admin;
+pub mod api_key;
 pub mod base;
 pub mod billing;
 pub mod organization;
@@ -29,6 +30,9 @@ pub const DOMAIN: &str = "gatehouse";
 const HTTP_STATUS_KEY: &str = "http_status";
 /// `ErrorInfo.metadata` key holding how many seconds to wait before trying again (429s).
 const RETRY_AFTER_KEY: &str = "retry_after_secs";
+/// `ErrorInfo.metadata` key holding the wait in milliseconds, for answers that state it in the
+/// body (`details.tryAgainIn`).
+const TRY_AGAIN_IN_KEY: &str = "try_again_in_ms";
 
 /// One catalogue line: better-auth's `code` and `message`, and the status it answers with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,6 +87,17 @@ impl ErrorCode {
             ..self.into()
         }
     }
+
+    /// The same code, telling the caller to wait `ms` milliseconds, in the body
+    /// (`details.tryAgainIn`, as the api-key plugin answers) and in `Retry-After` (seconds,
+    /// rounded up).
+    pub fn with_try_again_in(self, ms: u64) -> Failure {
+        Failure {
+            retry_after_secs: Some(ms.div_ceil(1000).max(1)),
+            try_again_in_ms: Some(ms),
+            ..self.into()
+        }
+    }
 }
 
 /// Declares a catalogue: `NAME = (status, "message")` per line; the code is the name.
@@ -103,6 +118,7 @@ pub struct Failure {
     message: Cow<'static, str>,
     status: u16,
     retry_after_secs: Option<u64>,
+    try_again_in_ms: Option<u64>,
 }
 
 impl From<ErrorCode> for Failure {
@@ -112,6 +128,7 @@ impl From<ErrorCode> for Failure {
             message: Cow::Borrowed(code.message),
             status: code.status,
             retry_after_secs: None,
+            try_again_in_ms: None,
         }
     }
 }
@@ -133,6 +150,7 @@ impl Failure {
             message: message.into(),
             status,
             retry_after_secs: None,
+            try_again_in_ms: None,
         }
     }
 
@@ -153,6 +171,11 @@ impl Failure {
         self.retry_after_secs
     }
 
+    /// The wait in milliseconds, when the answer states it in its body.
+    pub fn try_again_in_ms(&self) -> Option<u64> {
+        self.try_again_in_ms
+    }
+
     /// Whether this failure carries `code` (whatever its status or message).
     pub fn is(&self, code: ErrorCode) -> bool {
         self.code == code.code
@@ -169,6 +192,9 @@ impl Failure {
         let mut metadata = HashMap::from([(HTTP_STATUS_KEY.to_string(), self.status.to_string())]);
         if let Some(seconds) = self.retry_after_secs {
             metadata.insert(RETRY_AFTER_KEY.to_string(), seconds.to_string());
+        }
+        if let Some(ms) = self.try_again_in_ms {
+            metadata.insert(TRY_AGAIN_IN_KEY.to_string(), ms.to_string());
         }
         let details = ErrorDetails::with_error_info(self.code.to_string(), DOMAIN, metadata);
         Status::with_error_details(grpc_code(self.status), self.message.to_string(), details)
@@ -195,11 +221,16 @@ impl Failure {
                 .metadata
                 .get(RETRY_AFTER_KEY)
                 .and_then(|s| s.parse().ok());
+            let try_again_in_ms = info
+                .metadata
+                .get(TRY_AGAIN_IN_KEY)
+                .and_then(|s| s.parse().ok());
             return Failure {
                 code: Cow::Owned(info.reason),
                 message: Cow::Owned(status.message().to_string()),
                 status: http,
                 retry_after_secs,
+                try_again_in_ms,
             };
         }
         let transport_failed = std::error::Error::source(status).is_some();
@@ -280,7 +311,8 @@ mod tests {
     #[test]
     fn every_code_travels_whole_through_a_grpc_status() {
         let all = base::ALL.iter().chain(username::ALL).chain(admin::ALL);
-        for &code in all.chain(organization::ALL).chain(billing::ALL) {
+        let all = all.chain(organization::ALL).chain(api_key::ALL);
+        for &code in all.chain(billing::ALL) {
             let back = Failure::from_status(&Status::from(code));
             assert_eq!(back, Failure::from(code), "{}", code.code());
         }
@@ -316,6 +348,13 @@ mod tests {
         assert_eq!(
             Failure::from_status(&failure.to_status()).retry_after_secs(),
             None
+        );
+        let limited = api_key::RATE_LIMITED.with_try_again_in(1_500);
+        let back = Failure::from_status(&limited.to_status());
+        assert_eq!(
+            (back.retry_after_secs(), back.try_again_in_ms()),
+            (Some(2), Some(1_500)),
+            "the wait in the body stays exact; the header's rounds up"
         );
     }
 

@@ -1,0 +1,33 @@
+-- API keys (better-auth's `apikey` table). Only the key's SHA-256 is kept (base64url, no
+-- padding: better-auth's encoding, so its keys work after an import). Times of a key's use
+-- are recorded coarsely: its rate window counts in the cache, not here.
+CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    config_id TEXT NOT NULL DEFAULT 'default',
+    name TEXT,
+    start TEXT,
+    -- The owner: a user's id.
+    reference_id TEXT NOT NULL,
+    prefix TEXT,
+    key_hash TEXT NOT NULL UNIQUE,
+    -- Milliseconds, as better-auth stores them.
+    refill_interval BIGINT,
+    refill_amount BIGINT,
+    last_refill_at TIMESTAMPTZ,
+    enabled BOOLEAN NOT NULL DEFAULT TRUE,
+    rate_limit_enabled BOOLEAN NOT NULL DEFAULT TRUE,
+    rate_limit_time_window BIGINT,
+    rate_limit_max BIGINT,
+    request_count BIGINT NOT NULL DEFAULT 0,
+    remaining BIGINT,
+    last_request TIMESTAMPTZ,
+    expires_at TIMESTAMPTZ,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    -- JSON: {"resource": ["action"]}.
+    permissions TEXT,
+    -- JSON, as the owner gave it.
+    metadata TEXT
+);
+CREATE INDEX api_keys_reference_id ON api_keys (reference_id);
+CREATE INDEX api_keys_expires_at ON api_keys (expires_at);
