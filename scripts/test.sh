@@ -88,6 +88,8 @@ trap 'kill $gatehouse_pid $stack_pid $oidc_pid 2>/dev/null || true; rm -rf "$dat
 export GATEHOUSE_URL="http://localhost:$port"
 # The admin tests make their admins with the same command an operator uses.
 export ADMIN_GRANT_CMD="DATA_DIR=$data_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse admin grant --email"
+# …and their keys with server-set limits with the operator's command.
+export API_KEY_CMD="DATA_DIR=$data_dir RUST_LOG=warn $CARGO_TARGET_DIR/debug/gatehouse api-key create --email"
 show_log() { echo "--- gatehouse log ---"; cat "$data_dir/gatehouse.log"; }
 
 step "better-auth client conformance (Node, better-auth 1.7.7)"

@@ -2,6 +2,8 @@
 //! services and the gateway in one process); `identity`, `session` and `gateway` run one part
 //! each, for distributed deployments. Configuration comes from the environment (README).
 
+mod api_key_command;
+
 use std::time::Instant;
 
 use anyhow::Context as _;
@@ -68,6 +70,7 @@ fn cli() -> Command {
                 .subcommand(role_change("grant", "Makes the user an admin (adds the role)"))
                 .subcommand(role_change("revoke", "Takes the role away (the user keeps their others)")),
         )
+        .subcommand(api_key_command::command())
         .subcommand(
             Command::new("parts")
                 .about("Lists the parts a deployment runs, one per line (each needs its manifests)")
@@ -199,6 +202,9 @@ fn main() -> anyhow::Result<()> {
             text("user-id"),
             &role,
         ));
+    }
+    if let Some(args) = matches.subcommand_matches("api-key") {
+        return runtime.block_on(api_key_command::run(args));
     }
     if let Some(part) = matches
         .subcommand_matches("migrate")
