@@ -84,7 +84,7 @@ where
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
         let (parts, body_stream) = request.into_parts();
-        let meta = RequestMeta::from_parts(&parts);
+        let mut meta = RequestMeta::from_parts(&parts);
         let schema = body::object_schema::<T>();
         let (location, mut raw) = if meta.reads_query() {
             ("query", Some(body::strings(meta.query.clone())))
@@ -97,6 +97,7 @@ where
                 body::parse(&meta.headers, &bytes, meta.policy.accepts_form())?,
             )
         };
+        meta.body_absent = location == "body" && raw.is_none();
         if let Some(raw) = raw.as_mut()
             && (location == "query" || body::is_form(&meta.headers))
         {

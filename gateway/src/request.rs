@@ -42,6 +42,9 @@ pub struct RequestMeta {
     pub response_cookies: ResponseCookies,
     /// The verdict on the request's `x-api-key`, once read.
     pub api_key: crate::extract::api_key::Memo,
+    /// The request had no body at all (set by [`crate::extract::Input`]), which routes whose
+    /// better-auth body is required refuse even when every field is optional.
+    pub body_absent: bool,
 }
 
 impl RequestMeta {
@@ -75,6 +78,7 @@ impl RequestMeta {
                 .get::<crate::extract::api_key::Memo>()
                 .cloned()
                 .unwrap_or_default(),
+            body_absent: false,
         }
     }
 

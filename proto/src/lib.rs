@@ -162,8 +162,15 @@ pub mod events {
         topics: &["organization.deleted"],
     };
 
+    /// Identity deletes a deleted organization's API keys.
+    pub const IDENTITY_ORGANIZATION_EVENTS: Queue = Queue {
+        name: "identity.organization-events",
+        topics: &["organization.deleted"],
+    };
+
     /// Every consumer queue. Adding a consumer is a line here and its handler.
     pub const QUEUES: &[Queue] = &[
+        IDENTITY_ORGANIZATION_EVENTS,
         SESSION_USER_EVENTS,
         SESSION_ORGANIZATION_EVENTS,
         MAILER_MAIL_REQUESTS,

@@ -261,3 +261,50 @@ test("a banned user's keys stop at once", { skip: !GATEHOUSE && "banning needs t
   assert.equal(after.status, 401);
   assert.equal(after.json.code, "USER_BANNED");
 });
+
+test("an organization's keys: its owner manages them, other roles and strangers are refused", async () => {
+  const { orgWithStaff, signUp, post, get } = await import("./organization/common.mjs");
+  const { owner, org, admin, member } = await orgWithStaff();
+  const made = await post(owner, "/api-key/create", { name: "org-ci", organizationId: org.id, configId: "org" });
+  assert.equal(made.status, 200, JSON.stringify(made.json));
+  assert.equal(made.json.referenceId, org.id);
+  assert.equal(made.json.configId, "org");
+  const listed = await get(owner, "/api-key/list", { organizationId: org.id });
+  assert.deepEqual(listed.json.apiKeys.map((k) => k.id), [made.json.id]);
+  const own = await get(owner, "/api-key/list");
+  assert.equal(own.json.total, 0, "an organization's key is not its creator's");
+  const renamed = await post(owner, "/api-key/update", { keyId: made.json.id, name: "org-ci-2", configId: "org" });
+  assert.equal(renamed.status, 200);
+  assert.equal(renamed.json.name, "org-ci-2");
+
+  // better-auth's default admin and member roles hold no `apiKey` statement.
+  for (const [who, u] of [["admin", admin], ["member", member]]) {
+    const create = await post(u, "/api-key/create", { name: "nope", organizationId: org.id });
+    assert.equal(create.status, 403, who);
+    assert.equal(create.json.code, "INSUFFICIENT_API_KEY_PERMISSIONS", who);
+    const read = await get(u, "/api-key/get", { id: made.json.id });
+    assert.equal(read.json.code, "INSUFFICIENT_API_KEY_PERMISSIONS", who);
+    const remove = await post(u, "/api-key/delete", { keyId: made.json.id });
+    assert.equal(remove.status, 403, who);
+  }
+  const stranger = await signUp("key-stranger");
+  const theirs = await get(stranger, "/api-key/list", { organizationId: org.id });
+  assert.equal(theirs.status, 403);
+  assert.equal(theirs.json.code, "USER_NOT_MEMBER_OF_ORGANIZATION");
+
+  // An organization's key is no one's session.
+  const session = await withKey(made.json.key, "/get-session");
+  assert.equal(session.status, 401);
+  assert.equal(session.json.code, GATEHOUSE ? "INVALID_REFERENCE_ID_FROM_API_KEY" : "INVALID_API_KEY");
+
+  // Deleting the organization deletes its keys (through its event).
+  const deleted = await post(owner, "/organization/delete", { organizationId: org.id });
+  assert.equal(deleted.status, 200, JSON.stringify(deleted.json));
+  let after;
+  for (let i = 0; i < 50; i++) {
+    after = await withKey(made.json.key, "/get-session");
+    if (after.json?.code === "INVALID_API_KEY") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(after.json.code, "INVALID_API_KEY", "the key went with its organization");
+});

@@ -64,7 +64,8 @@ pub async fn run(args: &ArgMatches) -> anyhow::Result<()> {
         gatehouse_kit::db::Db::connect(url.expose(), 1, &gatehouse_identity::MIGRATIONS).await?;
     let settings = gatehouse_identity::IdentityConfig::from_env(&env)?.api_key_settings();
     // Making a key counts nothing: the process's own memory serves as the cache.
-    let cache = gatehouse_kit::cache::Cache::from_url("memory://", std::time::Duration::from_secs(1))?;
+    let cache =
+        gatehouse_kit::cache::Cache::from_url("memory://", std::time::Duration::from_secs(1))?;
     let keys = ApiKeys::new(db.clone(), cache, settings);
     let made = async {
         let user = gatehouse_identity::user::store::find_by_email(&db, &email.to_lowercase())
@@ -86,6 +87,7 @@ pub async fn run(args: &ArgMatches) -> anyhow::Result<()> {
             prefix: text("prefix"),
             metadata: None,
             limits,
+            ..NewKey::default()
         };
         keys.create(new).await.map_err(|error| match error {
             gatehouse_identity::error::IdentityError::Refused(failure) => {

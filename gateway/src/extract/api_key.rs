@@ -57,8 +57,12 @@ async fn verify(state: &AppState, meta: &RequestMeta, key: &str) -> Result<Sessi
         .await
         .map_err(|status| Failure::from_status(&status))?
         .into_inner();
-    let (Some(api_key), Some(user)) = (verified.api_key, verified.user) else {
+    let Some(api_key) = verified.api_key else {
         return Err(codes::INVALID_API_KEY.into());
+    };
+    // An organization's key is no one's session (as in better-auth).
+    let Some(user) = verified.user else {
+        return Err(codes::INVALID_REFERENCE_ID_FROM_API_KEY.into());
     };
     let now = gatehouse_kit::ids::now().timestamp_millis();
     let lifetime = i64::try_from(state.config.cookies.session_max_age.as_millis()).unwrap_or(0);

@@ -89,6 +89,7 @@ where
                 caller: caller(&session),
                 organization_id: Some(organization_id.clone()),
                 permissions_json: P::PERMISSIONS.into(),
+                owner_has_every_permission: false,
             })
             .await;
         let refused = || ApiError::from(P::REFUSAL);

@@ -156,8 +156,6 @@ async fn delete_user_callback(
     deleted(&state, &user_id, reply).await
 }
 
-/// `Some(None)` for an explicit `null`, `None` for a missing field.
-
 /// Any keys are accepted (a record, as better-auth's schema is); unknown ones are ignored.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

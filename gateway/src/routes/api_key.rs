@@ -3,18 +3,24 @@
 //! `POST /api-key/delete`. Verification and the expired-key sweep are RPCs only (404 here).
 //!
 //! The limits (`remaining`, refill, rate limit, permissions) are the server's to set: present
-//! in a request, they are refused with `SERVER_ONLY_PROPERTY`.
+//! in a request, they are refused with `SERVER_ONLY_PROPERTY`. Keys an organization owns
+//! (`organizationId` at creation) are managed by its members holding the organization plugin's
+//! `apiKey` permission for the action (`create`, `read`, `update`, `delete`), the owner role
+//! always, as the plugin checks it.
 
 use axum::extract::State;
+use gatehouse_kit::errors::organization as org_codes;
 use gatehouse_kit::errors::{api_key as codes, base};
 use gatehouse_proto::identity::v1 as identity_pb;
+use gatehouse_proto::organization::v1 as org_pb;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use super::Group;
 use super::shared::input::{SortDirection, explicit};
 use crate::error::ApiError;
+use crate::extract::organization::caller;
 use crate::extract::{Authenticate, Input, RequestMeta, Session};
 use crate::openapi::{BodyErrors, ErrorBody};
 use crate::policy::Policy;
@@ -38,7 +44,7 @@ pub struct ApiKey {
     name: Option<String>,
     /// The key's first 6 characters, to recognise it by.
     start: Option<String>,
-    /// The owner's user id.
+    /// The owner: the user's id, or the organization's for its keys.
     reference_id: String,
     prefix: Option<String>,
     /// The key itself: in the create answer only, never again.
@@ -153,6 +159,60 @@ async fn owner(
     Ok(session)
 }
 
+/// The api-key plugin's check of a member's `apiKey` permission for `action` in an
+/// organization: a non-member is 403 `USER_NOT_MEMBER_OF_ORGANIZATION`, a member without it
+/// 403 `INSUFFICIENT_API_KEY_PERMISSIONS`; the owner role may do everything.
+async fn check_organization(
+    state: &AppState,
+    session: &Session,
+    organization_id: &str,
+    action: &str,
+) -> Result<(), ApiError> {
+    let answer = state
+        .members
+        .clone()
+        .has_permission(org_pb::HasPermissionRequest {
+            caller: caller(session),
+            organization_id: Some(organization_id.to_string()),
+            permissions_json: serde_json::json!({ "apiKey": [action] }).to_string(),
+            owner_has_every_permission: true,
+        })
+        .await;
+    match answer {
+        Ok(answer) if answer.get_ref().success => Ok(()),
+        Ok(_) => Err(codes::INSUFFICIENT_API_KEY_PERMISSIONS.into()),
+        Err(status) => match ApiError::from(status) {
+            ApiError::Failure(failure)
+                if failure.is(org_codes::USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION) =>
+            {
+                Err(codes::USER_NOT_MEMBER_OF_ORGANIZATION.into())
+            }
+            other => Err(other),
+        },
+    }
+}
+
+/// The organization owning key `id` once the caller may do `action` to its keys; `None` for a
+/// user's key (identity then finds it only among the caller's own).
+async fn organization_of_key(
+    state: &AppState,
+    session: &Session,
+    id: &str,
+    action: &str,
+) -> Result<Option<String>, ApiError> {
+    let owner = state
+        .api_keys
+        .clone()
+        .get_api_key_owner(identity_pb::GetApiKeyOwnerRequest { id: id.to_string() })
+        .await?
+        .into_inner();
+    if !owner.organization_owned {
+        return Ok(None);
+    }
+    check_organization(state, session, &owner.reference_id, action).await?;
+    Ok(Some(owner.reference_id))
+}
+
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateApiKeyBody {
@@ -167,10 +227,10 @@ pub struct CreateApiKeyBody {
     /// An object or an array, kept with the key.
     #[schema(value_type = Option<Object>)]
     metadata: Option<Value>,
-    /// better-auth's configuration id: this server has one, `default`.
+    /// better-auth's configuration id, kept with the key (`default`).
     #[schema(max_length = 255)]
     config_id: Option<String>,
-    /// Organization-owned keys are not served yet: ignored, as better-auth's user keys do.
+    /// A key the organization owns (its members with `apiKey: create` may make one).
     #[schema(max_length = 255)]
     organization_id: Option<String>,
     /// Only the server may make a key for another user.
@@ -186,19 +246,30 @@ pub struct CreateApiKeyBody {
     responses((status = 200, body = ApiKey, description = "The new key, with `key` (shown once)"),
         (status = 400, body = ErrorBody, description = "`SERVER_ONLY_PROPERTY`, `METADATA_DISABLED`, `INVALID_METADATA_TYPE`, `EXPIRES_IN_IS_TOO_SMALL`, `EXPIRES_IN_IS_TOO_LARGE`, `INVALID_PREFIX_LENGTH`, `INVALID_NAME_LENGTH`, `VALIDATION_ERROR`"),
         (status = 401, body = ErrorBody, description = "`UNAUTHORIZED_SESSION`: no session, or a `userId` not the caller's"),
+        (status = 403, body = ErrorBody, description = "`USER_NOT_MEMBER_OF_ORGANIZATION`, `INSUFFICIENT_API_KEY_PERMISSIONS`"),
         BodyErrors))]
 async fn create_api_key(
     State(state): State<AppState>,
     Input { body, meta, .. }: Input<CreateApiKeyBody>,
 ) -> Result<Reply, ApiError> {
+    if meta.body_absent {
+        return Err(base::VALIDATION_ERROR
+            .with_message("[body] Invalid input: expected object, received undefined")
+            .into());
+    }
     // better-auth refuses the server's fields before it looks at the session.
     body.server_only.refuse_any()?;
     let caller = owner(&state, &meta, body.user_id.as_ref()).await?;
-    let _ignored = (body.config_id, body.organization_id);
+    let organization_id = body.organization_id.filter(|id| !id.is_empty());
+    if let Some(organization_id) = &organization_id {
+        check_organization(&state, &caller, organization_id, "create").await?;
+    }
     let made = state
         .api_keys
         .clone()
         .create_api_key(identity_pb::CreateApiKeyRequest {
+            organization_id,
+            config_id: body.config_id,
             user_id: caller.user.id,
             name: body.name,
             expires_in_secs: body.expires_in,
@@ -212,30 +283,37 @@ async fn create_api_key(
     Ok(Reply::json(&ApiKey::from_pb(key, Some(made.key))).no_store())
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize, ToSchema, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct GetApiKeyQuery {
+    /// The key's id.
     #[schema(max_length = 255)]
+    #[param(max_length = 255)]
     id: String,
+    /// Accepted and ignored.
     #[schema(max_length = 255)]
+    #[param(max_length = 255)]
     config_id: Option<String>,
 }
 
 /// One of the caller's keys (404 `KEY_NOT_FOUND` for anyone else's).
 #[utoipa::path(get, path = "/api-key/get", tag = "api_key",
-    params(("id" = String, Query, description = "The key's id"),
-           ("configId" = Option<String>, Query, description = "better-auth's configuration id (`default`)")),
+    params(GetApiKeyQuery),
     responses((status = 200, body = ApiKey, description = "The key, without the key itself"),
+        (status = 403, body = ErrorBody, description = "An organization's key: `USER_NOT_MEMBER_OF_ORGANIZATION`, `INSUFFICIENT_API_KEY_PERMISSIONS`"),
         (status = 404, body = ErrorBody, description = "`KEY_NOT_FOUND`"), BodyErrors))]
 async fn get_api_key(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<GetApiKeyQuery, Session>,
 ) -> Result<Reply, ApiError> {
     let _ignored = body.config_id;
+    let organization_id = organization_of_key(&state, &auth, &body.id, "read").await?;
     let found = state
         .api_keys
         .clone()
         .get_api_key(identity_pb::GetApiKeyRequest {
+            organization_id,
             user_id: auth.user.id,
             id: body.id,
         })
@@ -245,21 +323,33 @@ async fn get_api_key(
     Ok(Reply::json(&ApiKey::from_pb(key, None)))
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize, ToSchema, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ListApiKeysQuery {
+    /// At most this many (≤ 1000).
     #[schema(minimum = 0, maximum = 1000)]
+    #[param(minimum = 0, maximum = 1000)]
     limit: Option<u32>,
+    /// Skip this many.
     #[schema(minimum = 0)]
+    #[param(minimum = 0)]
     offset: Option<u32>,
     /// A field of the key (`createdAt`, `name`, `lastRequest`, …).
     #[schema(max_length = 64)]
+    #[param(max_length = 64)]
     sort_by: Option<String>,
+    /// `asc` (the default) or `desc`.
     #[schema(inline)]
+    #[param(inline)]
     sort_direction: Option<SortDirection>,
+    /// Accepted and ignored.
     #[schema(max_length = 255)]
+    #[param(max_length = 255)]
     config_id: Option<String>,
+    /// The organization's keys instead of the caller's (`apiKey: read`).
     #[schema(max_length = 255)]
+    #[param(max_length = 255)]
     organization_id: Option<String>,
 }
 
@@ -277,13 +367,9 @@ pub struct ListApiKeysResponse {
 
 /// The caller's keys: oldest first unless sorted, paged by `limit` and `offset`.
 #[utoipa::path(get, path = "/api-key/list", tag = "api_key",
-    params(("limit" = Option<u32>, Query, description = "At most this many (≤ 1000)"),
-           ("offset" = Option<u32>, Query, description = "Skip this many"),
-           ("sortBy" = Option<String>, Query, description = "A field of the key"),
-           ("sortDirection" = Option<String>, Query, description = "`asc` (default) or `desc`"),
-           ("configId" = Option<String>, Query, description = "`default`: this server's one configuration; any other lists nothing"),
-           ("organizationId" = Option<String>, Query, description = "Organization-owned keys are not served yet: lists nothing")),
-    responses((status = 200, body = ListApiKeysResponse, description = "One page of the caller's keys and how many there are"), BodyErrors))]
+    params(ListApiKeysQuery),
+    responses((status = 200, body = ListApiKeysResponse, description = "One page of the keys and how many there are"),
+        (status = 403, body = ErrorBody, description = "With `organizationId`: `USER_NOT_MEMBER_OF_ORGANIZATION`, `INSUFFICIENT_API_KEY_PERMISSIONS`"), BodyErrors))]
 async fn list_api_keys(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<ListApiKeysQuery, Session>,
@@ -294,14 +380,16 @@ async fn list_api_keys(
         limit: body.limit,
         offset: body.offset,
     };
-    // Only user keys of the one configuration exist here (better-auth filters the same way).
-    if body.organization_id.is_some() || body.config_id.as_deref().is_some_and(|c| c != "default") {
-        return Ok(Reply::json(&page(Vec::new(), 0)));
+    let _ignored = &body.config_id;
+    let organization_id = body.organization_id.clone().filter(|id| !id.is_empty());
+    if let Some(organization_id) = &organization_id {
+        check_organization(&state, &auth, organization_id, "read").await?;
     }
     let found = state
         .api_keys
         .clone()
         .list_api_keys(identity_pb::ListApiKeysRequest {
+            organization_id,
             user_id: auth.user.id,
             limit: body.limit,
             offset: body.offset,
@@ -349,6 +437,7 @@ pub struct UpdateApiKeyBody {
     responses((status = 200, body = ApiKey, description = "The key as changed"),
         (status = 400, body = ErrorBody, description = "`NO_VALUES_TO_UPDATE`, `SERVER_ONLY_PROPERTY`, `INVALID_NAME_LENGTH`, `EXPIRES_IN_IS_TOO_SMALL`, `EXPIRES_IN_IS_TOO_LARGE`, `INVALID_METADATA_TYPE`, `VALIDATION_ERROR`"),
         (status = 401, body = ErrorBody, description = "`UNAUTHORIZED_SESSION`: no session, or a `userId` not the caller's"),
+        (status = 403, body = ErrorBody, description = "An organization's key: `USER_NOT_MEMBER_OF_ORGANIZATION`, `INSUFFICIENT_API_KEY_PERMISSIONS`"),
         (status = 404, body = ErrorBody, description = "`KEY_NOT_FOUND`"), BodyErrors))]
 async fn update_api_key(
     State(state): State<AppState>,
@@ -358,10 +447,12 @@ async fn update_api_key(
     let caller = owner(&state, &meta, body.user_id.as_ref()).await?;
     body.server_only.refuse_any()?;
     let _ignored = body.config_id;
+    let organization_id = organization_of_key(&state, &caller, &body.key_id, "update").await?;
     let updated = state
         .api_keys
         .clone()
         .update_api_key(identity_pb::UpdateApiKeyRequest {
+            organization_id,
             user_id: caller.user.id,
             id: body.key_id,
             name: body.name,
@@ -394,16 +485,19 @@ pub struct DeleteApiKeyResponse {
 /// Deletes one of the caller's keys: it stops working at once.
 #[utoipa::path(post, path = "/api-key/delete", tag = "api_key", request_body = DeleteApiKeyBody,
     responses((status = 200, body = DeleteApiKeyResponse, description = "Deleted"),
+        (status = 403, body = ErrorBody, description = "An organization's key: `USER_NOT_MEMBER_OF_ORGANIZATION`, `INSUFFICIENT_API_KEY_PERMISSIONS`"),
         (status = 404, body = ErrorBody, description = "`KEY_NOT_FOUND`"), BodyErrors))]
 async fn delete_api_key(
     State(state): State<AppState>,
     Input { body, auth, .. }: Input<DeleteApiKeyBody, Session>,
 ) -> Result<Reply, ApiError> {
     let _ignored = body.config_id;
+    let organization_id = organization_of_key(&state, &auth, &body.key_id, "delete").await?;
     state
         .api_keys
         .clone()
         .delete_api_key(identity_pb::DeleteApiKeyRequest {
+            organization_id,
             user_id: auth.user.id,
             id: body.key_id,
         })

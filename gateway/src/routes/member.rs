@@ -337,6 +337,7 @@ async fn has_permission(
             caller: caller(&auth),
             organization_id: nonempty(body.organization_id),
             permissions_json: permissions.to_string(),
+            owner_has_every_permission: false,
         })
         .await?
         .into_inner()

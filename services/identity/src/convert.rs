@@ -44,6 +44,7 @@ impl From<crate::api_key::ApiKey> for pb::ApiKey {
     fn from(key: crate::api_key::ApiKey) -> Self {
         let ms = |t: chrono::DateTime<chrono::Utc>| t.timestamp_millis();
         pb::ApiKey {
+            organization_owned: key.organization_owned(),
             id: key.id,
             config_id: key.config_id,
             name: key.name,

@@ -108,6 +108,17 @@ async fn start(
     if social.provider_ids().next().is_some() {
         tracing::info!(providers = ?social.provider_ids().collect::<Vec<_>>(), "social sign-in");
     }
+    // An organization's keys go with it.
+    gatehouse_kit::consumer::Consumer {
+        queue: gatehouse_proto::events::IDENTITY_ORGANIZATION_EVENTS.name,
+        db: db.clone(),
+        bus: context.bus.clone(),
+        handler: std::sync::Arc::new(api_key::events::OrganizationEvents),
+        retry: gatehouse_kit::consumer::RetryPolicy::default(),
+        concurrency: 1,
+        yields: None,
+    }
+    .spawn(shutdown.clone());
     let api_keys =
         api_key::ApiKeys::new(db.clone(), context.cache.clone(), config.api_key_settings());
     Ok(GrpcServices::new()

@@ -6,8 +6,9 @@ CREATE TABLE api_keys (
     config_id TEXT NOT NULL DEFAULT 'default',
     name TEXT,
     start TEXT,
-    -- The owner: a user's id.
+    -- The owner: a user's id, or an organization's (owner_kind 'organization').
     reference_id TEXT NOT NULL,
+    owner_kind TEXT NOT NULL DEFAULT 'user',
     prefix TEXT,
     key_hash TEXT NOT NULL UNIQUE,
     -- Milliseconds, as better-auth stores them.

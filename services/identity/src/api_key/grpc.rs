@@ -12,6 +12,15 @@ pub fn server(keys: ApiKeys) -> ApiKeyServiceServer<ApiKeys> {
     ApiKeyServiceServer::new(keys)
 }
 
+/// Whose keys a request acts on: the organization it names, else the user.
+fn owner(user_id: &str, organization_id: Option<&str>) -> Result<String, Status> {
+    require("user_id", user_id)?;
+    Ok(organization_id
+        .filter(|id| !id.is_empty())
+        .unwrap_or(user_id)
+        .to_string())
+}
+
 fn require(field: &str, value: &str) -> Result<(), Status> {
     if value.is_empty() {
         return Err(base::VALIDATION_ERROR
@@ -74,6 +83,8 @@ impl ApiKeyService for ApiKeys {
             self,
             NewKey {
                 user_id: r.user_id,
+                organization_id: r.organization_id.filter(|id| !id.is_empty()),
+                config_id: r.config_id,
                 name: r.name,
                 expires_in_secs: r.expires_in_secs,
                 prefix: r.prefix,
@@ -93,8 +104,8 @@ impl ApiKeyService for ApiKeys {
         request: Request<pb::GetApiKeyRequest>,
     ) -> Result<Response<pb::GetApiKeyResponse>, Status> {
         let r = request.into_inner();
-        require("user_id", &r.user_id)?;
-        let key = ApiKeys::get(self, &r.user_id, &r.id).await?;
+        let owner = owner(&r.user_id, r.organization_id.as_deref())?;
+        let key = ApiKeys::get(self, &owner, &r.id).await?;
         Ok(Response::new(pb::GetApiKeyResponse {
             api_key: Some(key.into()),
         }))
@@ -105,7 +116,7 @@ impl ApiKeyService for ApiKeys {
         request: Request<pb::ListApiKeysRequest>,
     ) -> Result<Response<pb::ListApiKeysResponse>, Status> {
         let r = request.into_inner();
-        require("user_id", &r.user_id)?;
+        let owner = owner(&r.user_id, r.organization_id.as_deref())?;
         let sort = match r.sort_by.as_deref() {
             Some(field) => Some(Sort {
                 column: sort_column(field).ok_or_else(|| {
@@ -119,7 +130,7 @@ impl ApiKeyService for ApiKeys {
         };
         let (keys, total) = ApiKeys::list(
             self,
-            &r.user_id,
+            &owner,
             sort,
             r.limit.map(u64::from),
             r.offset.map(u64::from),
@@ -136,7 +147,7 @@ impl ApiKeyService for ApiKeys {
         request: Request<pb::UpdateApiKeyRequest>,
     ) -> Result<Response<pb::UpdateApiKeyResponse>, Status> {
         let r = request.into_inner();
-        require("user_id", &r.user_id)?;
+        let owner = owner(&r.user_id, r.organization_id.as_deref())?;
         let expires_in_secs = if r.clear_expiry {
             Some(None)
         } else {
@@ -144,7 +155,7 @@ impl ApiKeyService for ApiKeys {
         };
         let key = ApiKeys::update(
             self,
-            &r.user_id,
+            &owner,
             &r.id,
             KeyUpdate {
                 name: r.name,
@@ -165,8 +176,8 @@ impl ApiKeyService for ApiKeys {
         request: Request<pb::DeleteApiKeyRequest>,
     ) -> Result<Response<pb::DeleteApiKeyResponse>, Status> {
         let r = request.into_inner();
-        require("user_id", &r.user_id)?;
-        ApiKeys::delete(self, &r.user_id, &r.id).await?;
+        let owner = owner(&r.user_id, r.organization_id.as_deref())?;
+        ApiKeys::delete(self, &owner, &r.id).await?;
         Ok(Response::new(pb::DeleteApiKeyResponse {}))
     }
 
@@ -186,7 +197,19 @@ impl ApiKeyService for ApiKeys {
         let (key, user) = ApiKeys::verify(self, &r.key, required.as_ref()).await?;
         Ok(Response::new(pb::VerifyApiKeyResponse {
             api_key: Some(key.into()),
-            user: Some(user.into()),
+            user: user.map(Into::into),
+        }))
+    }
+
+    async fn get_api_key_owner(
+        &self,
+        request: Request<pb::GetApiKeyOwnerRequest>,
+    ) -> Result<Response<pb::GetApiKeyOwnerResponse>, Status> {
+        let (reference_id, organization_owned) =
+            ApiKeys::owner(self, &request.into_inner().id).await?;
+        Ok(Response::new(pb::GetApiKeyOwnerResponse {
+            reference_id,
+            organization_owned,
         }))
     }
 

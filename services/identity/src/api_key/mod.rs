@@ -2,6 +2,7 @@
 //! plugin. A key is its prefix and 64 random letters; only its SHA-256 is stored. Checks run in
 //! the plugin's order; `usage` counts a key's uses.
 
+pub mod events;
 pub mod grpc;
 pub mod store;
 pub mod usage;
@@ -75,10 +76,14 @@ pub struct Limits {
     pub permissions: Option<String>,
 }
 
-/// A key to make for a user.
+/// A key to make for a user, or for an organization (`organization_id`, whose member's
+/// permission the caller checked).
 #[derive(Clone, Debug, Default)]
 pub struct NewKey {
     pub user_id: String,
+    pub organization_id: Option<String>,
+    /// better-auth's configuration id, kept with the key; `default` when absent.
+    pub config_id: Option<String>,
     pub name: Option<String>,
     pub expires_in_secs: Option<f64>,
     pub prefix: Option<String>,
@@ -141,12 +146,20 @@ impl ApiKeys {
         );
         let now = gatehouse_kit::ids::now();
         let limits = new.limits;
+        let (reference_id, owner_kind) = match new.organization_id {
+            Some(organization_id) => (organization_id, store::ORGANIZATION),
+            None => (new.user_id, store::USER),
+        };
         let row = ApiKey {
             id: gatehouse_kit::ids::new_id(),
-            config_id: "default".into(),
+            config_id: new
+                .config_id
+                .filter(|c| !c.is_empty())
+                .unwrap_or_else(|| "default".into()),
             name: new.name,
             start: Some(key.chars().take(START_LENGTH).collect()),
-            reference_id: new.user_id,
+            reference_id,
+            owner_kind: owner_kind.into(),
             prefix,
             refill_interval: limits.refill_interval_ms,
             refill_amount: limits.refill_amount,
@@ -169,36 +182,44 @@ impl ApiKeys {
             metadata,
         };
         store::insert(&self.db, &row, &hash(&key)).await?;
-        tracing::info!(api_key_id = %row.id, user_id = %row.reference_id, "API key created");
+        tracing::info!(api_key_id = %row.id, owner = %row.reference_id, kind = %row.owner_kind, "API key created");
         Ok((row, key))
     }
 
-    /// One of the user's keys.
-    pub async fn get(&self, user_id: &str, id: &str) -> Result<ApiKey, IdentityError> {
-        store::find(&self.db, user_id, id)
+    /// One of `owner`'s keys (a user's or an organization's id).
+    pub async fn get(&self, owner: &str, id: &str) -> Result<ApiKey, IdentityError> {
+        store::find(&self.db, owner, id)
             .await?
             .ok_or_else(|| codes::KEY_NOT_FOUND.into())
     }
 
-    /// The user's keys, sorted and paged, and how many there are.
+    /// Who owns the key `id`: its reference and whether that is an organization.
+    pub async fn owner(&self, id: &str) -> Result<(String, bool), IdentityError> {
+        let (reference_id, kind) = store::owner(&self.db, id)
+            .await?
+            .ok_or(codes::KEY_NOT_FOUND)?;
+        Ok((reference_id, kind == store::ORGANIZATION))
+    }
+
+    /// `owner`'s keys, sorted and paged, and how many there are.
     pub async fn list(
         &self,
-        user_id: &str,
+        owner: &str,
         sort: Option<Sort>,
         limit: Option<u64>,
         offset: Option<u64>,
     ) -> Result<(Vec<ApiKey>, u64), IdentityError> {
-        Ok(store::list(&self.db, user_id, sort, limit, offset).await?)
+        Ok(store::list(&self.db, owner, sort, limit, offset).await?)
     }
 
-    /// Changes one of the user's keys, in better-auth's order of checks.
+    /// Changes one of `owner`'s keys, in better-auth's order of checks.
     pub async fn update(
         &self,
-        user_id: &str,
+        owner: &str,
         id: &str,
         update: KeyUpdate,
     ) -> Result<ApiKey, IdentityError> {
-        if store::find(&self.db, user_id, id).await?.is_none() {
+        if store::find(&self.db, owner, id).await?.is_none() {
             return Err(codes::KEY_NOT_FOUND.into());
         }
         let mut changes = Changes::default();
@@ -233,17 +254,17 @@ impl ApiKeys {
         if changes.is_empty() {
             return Err(codes::NO_VALUES_TO_UPDATE.into());
         }
-        store::update(&self.db, user_id, id, changes)
+        store::update(&self.db, owner, id, changes)
             .await?
             .ok_or_else(|| codes::KEY_NOT_FOUND.into())
     }
 
-    /// Deletes one of the user's keys. Publishes api-key.revoked.
-    pub async fn delete(&self, user_id: &str, id: &str) -> Result<(), IdentityError> {
-        if !store::delete(&self.db, user_id, id).await? {
+    /// Deletes one of `owner`'s keys. Publishes api-key.revoked.
+    pub async fn delete(&self, owner: &str, id: &str) -> Result<(), IdentityError> {
+        if !store::delete(&self.db, owner, id).await? {
             return Err(codes::KEY_NOT_FOUND.into());
         }
-        tracing::info!(api_key_id = %id, user_id, "API key deleted");
+        tracing::info!(api_key_id = %id, owner, "API key deleted");
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1 as events;
 
 /// Every column but the hash, in the order [`ApiKey`] reads them.
-const COLUMNS: &str = "id, config_id, name, start, reference_id, prefix, refill_interval, \
+const COLUMNS: &str = "id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
     refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
     rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
     updated_at, permissions, metadata";
@@ -21,6 +21,8 @@ pub struct ApiKey {
     pub name: Option<String>,
     pub start: Option<String>,
     pub reference_id: String,
+    /// `user` or `organization`: what `reference_id` names.
+    pub owner_kind: String,
     pub prefix: Option<String>,
     /// Milliseconds.
     pub refill_interval: Option<i64>,
@@ -41,7 +43,16 @@ pub struct ApiKey {
     pub metadata: Option<String>,
 }
 
+/// [`ApiKey::owner_kind`] of an organization's key.
+pub const ORGANIZATION: &str = "organization";
+/// [`ApiKey::owner_kind`] of a user's key.
+pub const USER: &str = "user";
+
 impl ApiKey {
+    pub fn organization_owned(&self) -> bool {
+        self.owner_kind == ORGANIZATION
+    }
+
     pub fn is_expired(&self, now: DateTime<Utc>) -> bool {
         self.expires_at.is_some_and(|at| at <= now)
     }
@@ -51,18 +62,19 @@ impl ApiKey {
 pub async fn insert(db: &Db, key: &ApiKey, key_hash: &str) -> Result<(), DbError> {
     let mut tx = db.begin().await?;
     query(
-        "INSERT INTO api_keys (id, config_id, name, start, reference_id, prefix, key_hash, \
-         refill_interval, refill_amount, last_refill_at, enabled, rate_limit_enabled, \
+        "INSERT INTO api_keys (id, config_id, name, start, reference_id, owner_kind, prefix, \
+         key_hash, refill_interval, refill_amount, last_refill_at, enabled, rate_limit_enabled, \
          rate_limit_time_window, rate_limit_max, request_count, remaining, last_request, \
          expires_at, created_at, updated_at, permissions, metadata) VALUES \
          ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-         $19, $20, $21, $22)",
+         $19, $20, $21, $22, $23)",
     )
     .bind(key.id.clone())
     .bind(key.config_id.clone())
     .bind(key.name.clone())
     .bind(key.start.clone())
     .bind(key.reference_id.clone())
+    .bind(key.owner_kind.clone())
     .bind(key.prefix.clone())
     .bind(key_hash)
     .bind(key.refill_interval)
@@ -94,7 +106,7 @@ pub async fn insert(db: &Db, key: &ApiKey, key_hash: &str) -> Result<(), DbError
 /// The key whose hash is `key_hash`.
 pub async fn find_by_hash(db: &Db, key_hash: &str) -> Result<Option<ApiKey>, DbError> {
     query(concat!(
-        "SELECT id, config_id, name, start, reference_id, prefix, refill_interval, \
+        "SELECT id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
          refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
          rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
          updated_at, permissions, metadata",
@@ -108,7 +120,7 @@ pub async fn find_by_hash(db: &Db, key_hash: &str) -> Result<Option<ApiKey>, DbE
 /// One of `reference_id`'s keys.
 pub async fn find(db: &Db, reference_id: &str, id: &str) -> Result<Option<ApiKey>, DbError> {
     query(concat!(
-        "SELECT id, config_id, name, start, reference_id, prefix, refill_interval, \
+        "SELECT id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
          refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
          rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
          updated_at, permissions, metadata",
@@ -118,6 +130,14 @@ pub async fn find(db: &Db, reference_id: &str, id: &str) -> Result<Option<ApiKey
     .bind(reference_id)
     .fetch_optional(db)
     .await
+}
+
+/// Who owns the key `id`: its reference and kind.
+pub async fn owner(db: &Db, id: &str) -> Result<Option<(String, String)>, DbError> {
+    query("SELECT reference_id, owner_kind FROM api_keys WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
 }
 
 /// How a list is sorted: a column and its direction.

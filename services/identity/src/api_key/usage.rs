@@ -34,13 +34,13 @@ impl Permissions {
 const UNKNOWN: &[u8] = b"1";
 
 impl ApiKeys {
-    /// Checks `key` and counts one use of it: the key (as it stands after this use) and its
-    /// owner. `required`: permissions the key must hold.
+    /// Checks `key` and counts one use of it: the key (as it stands after this use) and, for
+    /// a user's key, its owner. `required`: permissions the key must hold.
     pub async fn verify(
         &self,
         key: &str,
         required: Option<&Permissions>,
-    ) -> Result<(ApiKey, User), IdentityError> {
+    ) -> Result<(ApiKey, Option<User>), IdentityError> {
         let key_hash = hash(key);
         let unknown_entry = format!("api-key-unknown:{key_hash}");
         if let Ok(Some(_)) = self.unknown.get(&unknown_entry).await {
@@ -72,12 +72,17 @@ impl ApiKeys {
                 return Err(codes::KEY_NOT_FOUND.with_status(401).into());
             }
         }
-        let user = crate::user::store::get(&self.db, &row.reference_id)
-            .await?
-            .ok_or(codes::INVALID_REFERENCE_ID_FROM_API_KEY)?;
-        if user.banned && user.ban_expires.is_none_or(|until| until > now) {
-            return Err(codes::USER_BANNED.into());
-        }
+        let user = if row.organization_owned() {
+            None
+        } else {
+            let user = crate::user::store::get(&self.db, &row.reference_id)
+                .await?
+                .ok_or(codes::INVALID_REFERENCE_ID_FROM_API_KEY)?;
+            if user.banned && user.ban_expires.is_none_or(|until| until > now) {
+                return Err(codes::USER_BANNED.into());
+            }
+            Some(user)
+        };
         let count = self.count_in_window(&row).await?;
         if let Some(remaining) = row.remaining {
             // A spent key stays (better-auth deletes it): its owner sees why it stopped.

@@ -98,7 +98,7 @@ async fn only_the_hash_is_stored_and_the_key_works(#[case] backend: Backend) {
 
     let (used, user) = t.keys.verify(&key, None).await.unwrap();
     assert_eq!(
-        (used.id.as_str(), user.id.as_str()),
+        (used.id.as_str(), user.unwrap().id.as_str()),
         (row.id.as_str(), t.user_id.as_str())
     );
     assert_eq!(used.request_count, 1);
@@ -300,7 +300,8 @@ async fn creation_bounds_are_checked_in_order(#[case] backend: Backend) {
         change(&mut key);
         t.keys.create(key)
     };
-    let cases: [(fn(&mut NewKey), &str); 7] = [
+    type Change = fn(&mut NewKey);
+    let cases: [(Change, &str); 7] = [
         (
             |k| k.expires_in_secs = Some(86_399.0),
             "EXPIRES_IN_IS_TOO_SMALL",
@@ -461,5 +462,58 @@ async fn owners_list_change_and_delete_only_their_keys(#[case] backend: Backend)
         count(&t.db, "outbox").await,
         before + 3,
         "two revocations and user.deleted"
+    );
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn an_organizations_keys_are_its_own_and_no_ones_session(#[case] backend: Backend) {
+    let t = keys(backend).await;
+    let organization_id = "org_0123456789abcdefghijklmnopqrstu";
+    let (row, key) = t
+        .keys
+        .create(NewKey {
+            organization_id: Some(organization_id.into()),
+            config_id: Some("org".into()),
+            ..new_key(&t.user_id)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (row.reference_id.as_str(), row.config_id.as_str()),
+        (organization_id, "org")
+    );
+    assert!(row.organization_owned());
+    assert_eq!(
+        t.keys.owner(&row.id).await.unwrap(),
+        (organization_id.to_string(), true)
+    );
+    assert_eq!(
+        t.keys.list(&t.user_id, None, None, None).await.unwrap().1,
+        0
+    );
+    assert_eq!(
+        t.keys
+            .list(organization_id, None, None, None)
+            .await
+            .unwrap()
+            .1,
+        1
+    );
+    let (_, owner) = t.keys.verify(&key, None).await.unwrap();
+    assert!(owner.is_none(), "an organization's key names no user");
+
+    // Its deletion (the organization's event) takes the key with an api-key.revoked.
+    let mut tx = t.db.begin().await.unwrap();
+    api_key::store::delete_owned(&mut tx, organization_id)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(count_keys(&t.db).await, 0);
+    assert_eq!(
+        refused(t.keys.verify(&key, None).await),
+        codes::INVALID_API_KEY.code()
     );
 }

@@ -145,8 +145,14 @@ impl MemberService for Members {
         let wanted = Wanted::from_json(&value).map_err(|error| {
             base::VALIDATION_ERROR.with_message(format!("[body.permissions] {error}"))
         })?;
-        let success =
-            Members::has_permission(self, &caller, r.organization_id.as_deref(), &wanted).await?;
+        let success = Members::has_permission(
+            self,
+            &caller,
+            r.organization_id.as_deref(),
+            &wanted,
+            r.owner_has_every_permission,
+        )
+        .await?;
         Ok(Response::new(pb::HasPermissionResponse { success }))
     }
 }

@@ -300,13 +300,44 @@ async fn roles_change_by_permission_and_owners_stay(#[case] backend: Backend) {
     let wanted = |v| Request::from_json(&v).unwrap();
     assert!(
         f.members
-            .has_permission(&f.member, None, &wanted(json!({"member": ["create"]})))
+            .has_permission(
+                &f.member,
+                None,
+                &wanted(json!({"member": ["create"]})),
+                false
+            )
             .await
             .unwrap()
     );
     assert!(
         !f.members
-            .has_permission(&f.admin, None, &wanted(json!({"organization": ["delete"]})))
+            .has_permission(
+                &f.admin,
+                None,
+                &wanted(json!({"organization": ["delete"]})),
+                false
+            )
+            .await
+            .unwrap()
+    );
+    // The api-key plugin's check lets the creator role do anything, even what no statement
+    // grants; others still need the statement.
+    let api_keys = wanted(json!({"apiKey": ["create"]}));
+    assert!(
+        !f.members
+            .has_permission(&f.owner, None, &api_keys, false)
+            .await
+            .unwrap()
+    );
+    assert!(
+        f.members
+            .has_permission(&f.owner, None, &api_keys, true)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !f.members
+            .has_permission(&f.admin, None, &api_keys, true)
             .await
             .unwrap()
     );
@@ -326,7 +357,8 @@ async fn roles_change_by_permission_and_owners_stay(#[case] backend: Backend) {
                 .has_permission(
                     &stranger,
                     Some(&f.organization.id),
-                    &wanted(json!({"member": ["create"]}))
+                    &wanted(json!({"member": ["create"]})),
+                    false
                 )
                 .await
         ),
