@@ -1,12 +1,13 @@
 import { createAuthClient } from "better-auth/react";
 import { adminClient, organizationClient, usernameClient } from "better-auth/client/plugins";
+import { apiKeyClient } from "@better-auth/api-key/client";
 
 /**
  * The one better-auth client the app uses: the official React client with the plugins the
  * gateway serves. No baseURL: the app is served from the same origin as `/api/auth`.
  */
 export const authClient = createAuthClient({
-  plugins: [usernameClient(), adminClient(), organizationClient({ teams: { enabled: true } })],
+  plugins: [usernameClient(), adminClient(), organizationClient({ teams: { enabled: true } }), apiKeyClient()],
 });
 
 export type AuthClient = typeof authClient;

@@ -29,7 +29,10 @@ export type Field =
   | "confirmation"
   // Billing webhook endpoints.
   | "url"
-  | "eventTypes";
+  | "eventTypes"
+  // API keys.
+  | "keyName"
+  | "expiry";
 
 export interface Entry {
   message: string;
@@ -82,6 +85,11 @@ const CODES: Record<string, Entry> = {
   YOU_CANNOT_REMOVE_ADMINS: { message: "Only a super-admin can remove another admin.", fields: [] },
   YOU_CANNOT_SET_ADMINS_PASSWORD: { message: "Only a super-admin can set another admin's password.", fields: [] },
   YOU_CANNOT_REVOKE_ADMINS_SESSIONS: { message: "Only a super-admin can sign another admin out.", fields: [] },
+  // API keys.
+  INVALID_NAME_LENGTH: { message: "Use a name of 1 to 32 characters.", fields: ["keyName"] },
+  KEY_NOT_FOUND: { message: "This key no longer exists.", fields: [] },
+  INSUFFICIENT_API_KEY_PERMISSIONS: { message: "Your role cannot manage this organization's API keys.", fields: [] },
+  USER_NOT_MEMBER_OF_ORGANIZATION: { message: "You are not a member of this organization.", fields: [] },
 
 };
 

@@ -12,6 +12,8 @@ export const keys = {
   socialProviders: "auth/social-providers",
   sessions: (userId: string) => ["auth/sessions", userId] as const,
   accounts: (userId: string) => ["auth/accounts", userId] as const,
+  // A user's own keys (`organizationId` empty) or an organization's.
+  apiKeys: (userId: string, organizationId: string) => ["auth/api-keys", userId, organizationId] as const,
   canAdminister: (userId: string) => ["auth/can-list-users", userId] as const,
   adminUsers: (userId: string, query: object) => ["admin/users", userId, JSON.stringify(query)] as const,
   // Organizations: every key starts with "org/", so one call refreshes them all.

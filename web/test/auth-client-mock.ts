@@ -18,6 +18,7 @@ export const client = {
   sendVerificationEmail: vi.fn(),
   signOut: vi.fn(),
   getSession: vi.fn(),
+  apiKey: { create: vi.fn(), list: vi.fn(), update: vi.fn(), delete: vi.fn() },
   organization: {
     create: vi.fn(),
     checkSlug: vi.fn(),

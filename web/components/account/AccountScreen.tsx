@@ -1,5 +1,6 @@
 "use client";
 import { RequireSession } from "../RequireSession";
+import { ApiKeysSection } from "../api-key/ApiKeysSection";
 import { BillingSection } from "./BillingSection";
 import { ChangePasswordForm } from "./ChangePasswordForm";
 import { DeleteAccount } from "./DeleteAccount";
@@ -8,7 +9,7 @@ import { LinkedAccounts } from "./LinkedAccounts";
 import { ProfileForm } from "./ProfileForm";
 import { SessionsList } from "./SessionsList";
 
-/** `/account/`: the signed-in user's profile, address, password, sign-in methods, sessions and billing. */
+/** `/account/`: the signed-in user's profile, address, password, sign-in methods, sessions, API keys and billing. */
 export function AccountScreen() {
   return (
     <RequireSession>
@@ -21,6 +22,7 @@ export function AccountScreen() {
           {session.session.impersonatedBy ? null : <ChangePasswordForm userId={session.user.id} />}
           <LinkedAccounts userId={session.user.id} readOnly={Boolean(session.session.impersonatedBy)} />
           <SessionsList current={session} />
+          {session.session.impersonatedBy ? null : <ApiKeysSection owner={{ userId: session.user.id }} />}
           <BillingSection userId={session.user.id} />
           {session.session.impersonatedBy ? null : <DeleteAccount email={session.user.email} />}
         </div>

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
+import { ApiKeysSection } from "../api-key/ApiKeysSection";
 import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
@@ -129,6 +130,8 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
           </Link>
         </section>
       ) : null}
+      {/* The server decides who may (the `apiKey` permission; owners always): others see why. */}
+      {abilities.manage ? <ApiKeysSection owner={{ userId, organizationId: org.id }} title="Organization API keys" /> : null}
       {abilities.manage ? <SettingsSection org={org} userId={userId} abilities={abilities} /> : null}
     </div>
   );

@@ -287,6 +287,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-key/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Makes a key for the caller; the answer holds the key itself, this once. */
+        post: operations["create_api_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-key/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deletes one of the caller's keys: it stops working at once. */
+        post: operations["delete_api_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-key/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's keys (404 `KEY_NOT_FOUND` for anyone else's). */
+        get: operations["get_api_key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-key/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's keys: oldest first unless sorted, paged by `limit` and `offset`. */
+        get: operations["list_api_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-key/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Renames, disables or re-dates one of the caller's keys, or changes its metadata. */
+        post: operations["update_api_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callback/{id}": {
         parameters: {
             query?: never;
@@ -1467,6 +1552,49 @@ export interface components {
              */
             token?: string | null;
         };
+        /** @description A key as its owner sees it, in better-auth's field order; `key` only when it is made. */
+        ApiKey: {
+            configId: string;
+            createdAt: string;
+            enabled: boolean;
+            expiresAt?: string | null;
+            id: string;
+            /** @description The key itself: in the create answer only, never again. */
+            key?: string | null;
+            lastRefillAt?: string | null;
+            lastRequest?: string | null;
+            metadata?: Record<string, unknown> | null;
+            name?: string | null;
+            permissions?: Record<string, unknown> | null;
+            prefix?: string | null;
+            rateLimitEnabled: boolean;
+            /** Format: int64 */
+            rateLimitMax?: number | null;
+            /**
+             * Format: int64
+             * @description Milliseconds.
+             */
+            rateLimitTimeWindow?: number | null;
+            /** @description The owner: the user's id, or the organization's for its keys. */
+            referenceId: string;
+            /** Format: int64 */
+            refillAmount?: number | null;
+            /**
+             * Format: int64
+             * @description Milliseconds between refills of `remaining`.
+             */
+            refillInterval?: number | null;
+            /**
+             * Format: int64
+             * @description Uses left; `null`: no cap.
+             */
+            remaining?: number | null;
+            /** Format: int64 */
+            requestCount: number;
+            /** @description The key's first 6 characters, to recognise it by. */
+            start?: string | null;
+            updatedAt: string;
+        };
         BanUserBody: {
             /**
              * Format: double
@@ -1497,6 +1625,37 @@ export interface components {
         };
         CheckSlugBody: {
             slug: string;
+        };
+        CreateApiKeyBody: {
+            permissions?: Record<string, unknown> | null;
+            rateLimitEnabled?: boolean | null;
+            /** Format: double */
+            rateLimitMax?: number | null;
+            /** Format: double */
+            rateLimitTimeWindow?: number | null;
+            /** Format: double */
+            refillAmount?: number | null;
+            /** Format: double */
+            refillInterval?: number | null;
+            /** Format: double */
+            remaining?: number | null;
+        } & {
+            /** @description better-auth's configuration id, kept with the key (`default`). */
+            configId?: string | null;
+            /**
+             * Format: double
+             * @description Seconds until the key expires (1 to 365 days); `null`: never.
+             */
+            expiresIn?: number | null;
+            /** @description An object or an array, kept with the key. */
+            metadata?: Record<string, unknown> | null;
+            name?: string | null;
+            /** @description A key the organization owns (its members with `apiKey: create` may make one). */
+            organizationId?: string | null;
+            /** @description Put before the key's random part (no separator is added). */
+            prefix?: string | null;
+            /** @description Only the server may make a key for another user. */
+            userId?: string | null;
         };
         CreateOrganizationBody: {
             /** @description Leave the session's active organization as it is. */
@@ -1535,6 +1694,13 @@ export interface components {
         CreatedOrganization: components["schemas"]["Organization"] & {
             members: components["schemas"]["Member"][];
         };
+        DeleteApiKeyBody: {
+            configId?: string | null;
+            keyId: string;
+        };
+        DeleteApiKeyResponse: {
+            success: boolean;
+        };
         DeleteOrganizationBody: {
             organizationId: string;
         };
@@ -1558,6 +1724,14 @@ export interface components {
              *     better-auth answers with a message only, such as "No fields to update").
              */
             code?: string;
+            /** @description How long to wait, on the api-key plugin's rate-limit refusal (`RATE_LIMITED`). */
+            details?: {
+                /**
+                 * Format: int64
+                 * @description Milliseconds until the request would be accepted.
+                 */
+                tryAgainIn: number;
+            } | null;
             /** @description Human-readable English. */
             message: string;
         };
@@ -1664,6 +1838,18 @@ export interface components {
             /** @description Accepted; a link never creates a user. */
             requestSignUp?: boolean | null;
             scopes?: string[] | null;
+        };
+        ListApiKeysResponse: {
+            apiKeys: components["schemas"]["ApiKey"][];
+            /** Format: int32 */
+            limit?: number | null;
+            /** Format: int32 */
+            offset?: number | null;
+            /**
+             * Format: int64
+             * @description Every key of the caller's, whatever the page.
+             */
+            total: number;
         };
         ListMembersResponse: {
             members: components["schemas"]["Member"][];
@@ -2031,6 +2217,34 @@ export interface components {
              *     user when there are several.
              */
             providerId?: string | null;
+        };
+        UpdateApiKeyBody: {
+            permissions?: Record<string, unknown> | null;
+            rateLimitEnabled?: boolean | null;
+            /** Format: double */
+            rateLimitMax?: number | null;
+            /** Format: double */
+            rateLimitTimeWindow?: number | null;
+            /** Format: double */
+            refillAmount?: number | null;
+            /** Format: double */
+            refillInterval?: number | null;
+            /** Format: double */
+            remaining?: number | null;
+        } & {
+            configId?: string | null;
+            enabled?: boolean | null;
+            /**
+             * Format: double
+             * @description Seconds from now until the key expires; `null` removes the expiry.
+             */
+            expiresIn?: number | null;
+            keyId: string;
+            /** @description An object or an array; `null` removes it. */
+            metadata?: Record<string, unknown> | null;
+            name?: string | null;
+            /** @description Only the server may change another user's key. */
+            userId?: string | null;
         };
         UpdateMemberRoleBody: {
             memberId: string;
@@ -3424,6 +3638,468 @@ export interface operations {
             };
             /** @description `USER_NOT_FOUND`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_api_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The new key, with `key` (shown once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED_SESSION`: no session, or a `userId` not the caller's */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_api_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteApiKeyResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `KEY_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_api_key: {
+        parameters: {
+            query: {
+                /** @description The key's id. */
+                id: string;
+                /** @description Accepted and ignored. */
+                configId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, without the key itself */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `KEY_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_api_keys: {
+        parameters: {
+            query?: {
+                /** @description At most this many (≤ 1000). */
+                limit?: number;
+                /** @description Skip this many. */
+                offset?: number;
+                /** @description A field of the key (`createdAt`, `name`, `lastRequest`, …). */
+                sortBy?: string;
+                /** @description `asc` (the default) or `desc`. */
+                sortDirection?: "asc" | "desc";
+                /** @description Accepted and ignored. */
+                configId?: string;
+                /** @description The organization's keys instead of the caller's (`apiKey: read`). */
+                organizationId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the keys and how many there are */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListApiKeysResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_api_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The key as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED_SESSION`: no session, or a `userId` not the caller's */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `KEY_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -327,6 +327,14 @@ export interface components {
              *     better-auth answers with a message only, such as "No fields to update").
              */
             code?: string;
+            /** @description How long to wait, on the api-key plugin's rate-limit refusal (`RATE_LIMITED`). */
+            details?: {
+                /**
+                 * Format: int64
+                 * @description Milliseconds until the request would be accepted.
+                 */
+                tryAgainIn: number;
+            } | null;
             /** @description Human-readable English. */
             message: string;
         };
