@@ -14,7 +14,7 @@ use gatehouse_proto::events::v1::UserUpdated;
 use serde_json::json;
 use tokio::process::{Child, Command};
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -22,14 +22,14 @@ fn free_port() -> u16 {
         .port()
 }
 
-struct Process {
+pub(crate) struct Process {
     name: &'static str,
     child: Child,
     log: std::path::PathBuf,
 }
 
 impl Process {
-    fn spawn(name: &'static str, envs: &[(&str, String)]) -> Process {
+    pub(crate) fn spawn(name: &'static str, envs: &[(&str, String)]) -> Process {
         let log = std::env::temp_dir().join(format!(
             "gatehouse-{name}-{}.log",
             gatehouse_kit::ids::new_id()
@@ -53,7 +53,7 @@ impl Process {
         }
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         format!(
             "--- {} ---\n{}",
             self.name,
