@@ -47,7 +47,7 @@ async fn limits_hold_exactly_across_two_identities_and_two_gateways() {
     let identity_ports = [free_port(), free_port()];
     let (session_port, gateway_ports) = (free_port(), [free_port(), free_port()]);
     let base_url = format!("http://localhost:{}", gateway_ports[0]);
-    let shared = vec![
+    let shared = [
         (
             "SERVICE_TOKEN",
             "replica-test-service-token-0123456789".to_string(),
