@@ -335,10 +335,10 @@ pub struct ListApiKeysQuery {
     #[schema(minimum = 0)]
     #[param(minimum = 0)]
     offset: Option<u32>,
-    /// A field of the key (`createdAt`, `name`, `lastRequest`, …).
-    #[schema(max_length = 64)]
-    #[param(max_length = 64)]
-    sort_by: Option<String>,
+    /// A field of the key.
+    #[schema(inline)]
+    #[param(inline)]
+    sort_by: Option<ApiKeySortField>,
     /// `asc` (the default) or `desc`.
     #[schema(inline)]
     #[param(inline)]
@@ -351,6 +351,42 @@ pub struct ListApiKeysQuery {
     #[schema(max_length = 255)]
     #[param(max_length = 255)]
     organization_id: Option<String>,
+}
+
+// A key's field a list is sorted by, named as on the wire. (No doc comment: it would become
+// the inline schema's description.)
+#[derive(Clone, Copy, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ApiKeySortField {
+    Id,
+    ConfigId,
+    Name,
+    Start,
+    ReferenceId,
+    Prefix,
+    RefillInterval,
+    RefillAmount,
+    LastRefillAt,
+    Enabled,
+    RateLimitEnabled,
+    RateLimitTimeWindow,
+    RateLimitMax,
+    RequestCount,
+    Remaining,
+    LastRequest,
+    ExpiresAt,
+    CreatedAt,
+    UpdatedAt,
+}
+
+impl ApiKeySortField {
+    /// The wire name, which identity's list takes.
+    fn wire(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(Value::String(name)) => name,
+            _ => String::new(),
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -393,7 +429,7 @@ async fn list_api_keys(
             user_id: auth.user.id,
             limit: body.limit,
             offset: body.offset,
-            sort_by: body.sort_by.clone(),
+            sort_by: body.sort_by.map(ApiKeySortField::wire),
             descending: matches!(body.sort_direction, Some(SortDirection::Desc)),
         })
         .await?

@@ -3946,8 +3946,8 @@ export interface operations {
                 limit?: number;
                 /** @description Skip this many. */
                 offset?: number;
-                /** @description A field of the key (`createdAt`, `name`, `lastRequest`, …). */
-                sortBy?: string;
+                /** @description A field of the key. */
+                sortBy?: "id" | "configId" | "name" | "start" | "referenceId" | "prefix" | "refillInterval" | "refillAmount" | "lastRefillAt" | "enabled" | "rateLimitEnabled" | "rateLimitTimeWindow" | "rateLimitMax" | "requestCount" | "remaining" | "lastRequest" | "expiresAt" | "createdAt" | "updatedAt";
                 /** @description `asc` (the default) or `desc`. */
                 sortDirection?: "asc" | "desc";
                 /** @description Accepted and ignored. */
