@@ -8,10 +8,15 @@ use gatehouse_kit::outbox::OutboxEvent;
 use gatehouse_proto::events::v1 as events;
 
 /// Every column but the hash, in the order [`ApiKey`] reads them.
-const COLUMNS: &str = "id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
-    refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
-    rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
-    updated_at, permissions, metadata";
+macro_rules! key_columns {
+    () => {
+        "id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
+         refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
+         rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
+         updated_at, permissions, metadata"
+    };
+}
+const COLUMNS: &str = key_columns!();
 
 /// A stored key, without its hash.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -106,10 +111,8 @@ pub async fn insert(db: &Db, key: &ApiKey, key_hash: &str) -> Result<(), DbError
 /// The key whose hash is `key_hash`.
 pub async fn find_by_hash(db: &Db, key_hash: &str) -> Result<Option<ApiKey>, DbError> {
     query(concat!(
-        "SELECT id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
-         refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
-         rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
-         updated_at, permissions, metadata",
+        "SELECT ",
+        key_columns!(),
         " FROM api_keys WHERE key_hash = $1"
     ))
     .bind(key_hash)
@@ -120,10 +123,8 @@ pub async fn find_by_hash(db: &Db, key_hash: &str) -> Result<Option<ApiKey>, DbE
 /// One of `reference_id`'s keys.
 pub async fn find(db: &Db, reference_id: &str, id: &str) -> Result<Option<ApiKey>, DbError> {
     query(concat!(
-        "SELECT id, config_id, name, start, reference_id, owner_kind, prefix, refill_interval, \
-         refill_amount, last_refill_at, enabled, rate_limit_enabled, rate_limit_time_window, \
-         rate_limit_max, request_count, remaining, last_request, expires_at, created_at, \
-         updated_at, permissions, metadata",
+        "SELECT ",
+        key_columns!(),
         " FROM api_keys WHERE id = $1 AND reference_id = $2"
     ))
     .bind(id)
