@@ -328,12 +328,12 @@ async fn get_api_key(
 #[into_params(parameter_in = Query)]
 pub struct ListApiKeysQuery {
     /// At most this many (≤ 1000).
-    #[schema(minimum = 0, maximum = 1000)]
-    #[param(minimum = 0, maximum = 1000)]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 1000)]
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 1000)]
     limit: Option<u32>,
-    /// Skip this many.
-    #[schema(minimum = 0)]
-    #[param(minimum = 0)]
+    /// Skip this many (≤ 1,000,000).
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 1000000)]
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 1000000)]
     offset: Option<u32>,
     /// A field of the key.
     #[schema(inline)]

@@ -3944,7 +3944,7 @@ export interface operations {
             query?: {
                 /** @description At most this many (≤ 1000). */
                 limit?: number;
-                /** @description Skip this many. */
+                /** @description Skip this many (≤ 1,000,000). */
                 offset?: number;
                 /** @description A field of the key. */
                 sortBy?: "id" | "configId" | "name" | "start" | "referenceId" | "prefix" | "refillInterval" | "refillAmount" | "lastRefillAt" | "enabled" | "rateLimitEnabled" | "rateLimitTimeWindow" | "rateLimitMax" | "requestCount" | "remaining" | "lastRequest" | "expiresAt" | "createdAt" | "updatedAt";
