@@ -18,7 +18,7 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::Group;
-use super::shared::input::{SortDirection, explicit};
+use super::shared::input::{SortDirection, explicit, wire};
 use crate::error::ApiError;
 use crate::extract::organization::caller;
 use crate::extract::{Authenticate, Input, RequestMeta, Session};
@@ -379,16 +379,6 @@ pub enum ApiKeySortField {
     UpdatedAt,
 }
 
-impl ApiKeySortField {
-    /// The wire name, which identity's list takes.
-    fn wire(self) -> String {
-        match serde_json::to_value(self) {
-            Ok(Value::String(name)) => name,
-            _ => String::new(),
-        }
-    }
-}
-
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListApiKeysResponse {
@@ -429,7 +419,7 @@ async fn list_api_keys(
             user_id: auth.user.id,
             limit: body.limit,
             offset: body.offset,
-            sort_by: body.sort_by.map(ApiKeySortField::wire),
+            sort_by: body.sort_by.map(wire),
             descending: matches!(body.sort_direction, Some(SortDirection::Desc)),
         })
         .await?

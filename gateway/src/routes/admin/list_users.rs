@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::extract::{BareSession, Input};
 use crate::openapi::AdminErrors;
 use crate::reply::Reply;
-use crate::routes::shared::input::{FilterOperator, SortDirection, TextMatch};
+use crate::routes::shared::input::{FilterOperator, SortDirection, TextMatch, wire};
 use crate::state::AppState;
 use crate::wire::User;
 
@@ -94,14 +94,6 @@ impl ToSchema for UserSortField {}
 pub enum SearchField {
     Email,
     Name,
-}
-
-/// The wire name of an enum value (its serde name).
-fn wire<T: Serialize>(value: T) -> String {
-    match serde_json::to_value(value) {
-        Ok(Value::String(name)) => name,
-        _ => String::new(),
-    }
 }
 
 #[derive(Serialize, ToSchema)]

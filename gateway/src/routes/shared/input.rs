@@ -22,6 +22,14 @@ pub fn explicit<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
     T::deserialize(d).map(Some)
 }
 
+/// The wire name of an enum value (its serde name): a sort field as the services take it.
+pub fn wire<T: Serialize>(value: T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(name)) => name,
+        _ => String::new(),
+    }
+}
+
 /// better-auth coerces `userId` to a string (`5` is the user "5", which does not exist).
 pub fn user_id(value: &Value) -> String {
     match value {
