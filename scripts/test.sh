@@ -59,7 +59,7 @@ start_stack() {
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   env DATA_DIR="$dir" WEB_DIR="$PWD/web/out" GATEWAY_LISTEN="127.0.0.1:$port" BASE_URL="http://localhost:$port" \
     $service_listeners GATEWAY_OPS_LISTEN=127.0.0.1:0 \
-    RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RATE_LIMIT_EMAIL_MAX=100000 DEV_MAILBOX=true RUST_LOG=warn "$@" \
+    RATE_LIMIT_MAX=100000 RATE_LIMIT_SIGN_IN_MAX=100000 RATE_LIMIT_EMAIL_MAX=100000 DEV_MAILBOX=true JWT_SET_AUTH_HEADER=true RUST_LOG=warn "$@" \
     "$CARGO_TARGET_DIR/debug/gatehouse" standalone >"$dir/gatehouse.log" 2>&1 &
   stack_pid=$!
   for _ in $(seq 1 100); do

@@ -25,6 +25,7 @@ use gatehouse_proto::organization::v1::member_service_client::MemberServiceClien
 use gatehouse_proto::organization::v1::organization_service_client::OrganizationServiceClient;
 use gatehouse_proto::organization::v1::team_service_client::TeamServiceClient;
 use gatehouse_proto::session::v1::session_service_client::SessionServiceClient;
+use gatehouse_proto::session::v1::token_service_client::TokenServiceClient;
 use gatehouse_proto::{billing_webhook, identity, mailer, organization, session};
 
 /// Where each backend the gateway calls listens: `<NAME>_URL`, else the service's default
@@ -68,6 +69,7 @@ pub struct Clients {
     pub api_keys: ApiKeyServiceClient<ServiceChannel>,
     // session
     pub sessions: SessionServiceClient<ServiceChannel>,
+    pub tokens: TokenServiceClient<ServiceChannel>,
     // mailer
     pub mailbox: MailboxServiceClient<ServiceChannel>,
     // organization
@@ -102,7 +104,8 @@ impl Clients {
             password_reset: PasswordResetServiceClient::new(identity.clone()),
             social: SocialServiceClient::new(identity.clone()),
             api_keys: ApiKeyServiceClient::new(identity),
-            sessions: SessionServiceClient::new(session),
+            sessions: SessionServiceClient::new(session.clone()),
+            tokens: TokenServiceClient::new(session),
             mailbox: MailboxServiceClient::new(mailer),
             organizations: OrganizationServiceClient::new(organization.clone()),
             members: MemberServiceClient::new(organization.clone()),

@@ -45,6 +45,9 @@ pub struct GatewaySettings {
     pub dev_mailbox: bool,
     #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub api_key_sessions: bool,
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
+    pub jwt_set_auth_header: bool,
+    pub jwt_expires_in: u64,
 }
 
 impl Default for GatewaySettings {
@@ -71,6 +74,8 @@ impl Default for GatewaySettings {
             web_dir: "web/out".into(),
             dev_mailbox: false,
             api_key_sessions: true,
+            jwt_set_auth_header: false,
+            jwt_expires_in: 15 * 60,
         }
     }
 }
@@ -110,6 +115,7 @@ pub struct GatewayConfig {
     /// `API_KEY_SESSIONS` (default true): a request carrying `x-api-key` is signed in as the
     /// key's owner on every route that takes a session.
     pub api_key_sessions: bool,
+    pub tokens: TokenSettings,
     /// `PASSWORD_*_LENGTH`, `USERNAME_*_LENGTH`: identity enforces them; the OpenAPI document
     /// says them.
     pub credentials: CredentialRules,
@@ -117,6 +123,18 @@ pub struct GatewayConfig {
     /// may have (`owner`, `admin`, `member` and `ORGANIZATION_ROLES`'s), for the document.
     pub admin_role_names: Vec<String>,
     pub organization_role_names: Vec<String>,
+}
+
+/// Users' signed tokens (better-auth's jwt plugin: `/token`, get-session's `set-auth-jwt`).
+#[derive(Clone, Debug)]
+pub struct TokenSettings {
+    /// `JWT_SET_AUTH_HEADER` (default false): get-session answers the user's token in a
+    /// `set-auth-jwt` header (a signature per call, hence off unless asked for).
+    pub set_auth_header: bool,
+    /// `JWT_EXPIRES_IN` (seconds, default 900): a token's lifetime.
+    pub expires_in: Duration,
+    /// The base URL's origin: the tokens' `iss` and `aud`.
+    pub issuer: String,
 }
 
 /// The roles identity and the organization service know without any setting.
@@ -203,6 +221,7 @@ impl GatewayConfig {
             max,
         };
         let s = &settings;
+        let issuer = base_url.origin().ascii_serialization();
         Ok(Self {
             listen: s.gateway_listen.clone(),
             ops_listen: s.gateway_ops_listen.clone(),
@@ -230,6 +249,11 @@ impl GatewayConfig {
             trusted_proxies,
             dev_mailbox: s.dev_mailbox,
             api_key_sessions: s.api_key_sessions,
+            tokens: TokenSettings {
+                set_auth_header: s.jwt_set_auth_header,
+                expires_in: Duration::from_secs(s.jwt_expires_in.max(1)),
+                issuer,
+            },
             credentials: CredentialRules::from_env(env)?,
             admin_role_names: gatehouse_kit::config::role_names(
                 env,

@@ -21,6 +21,7 @@ pub mod request;
 pub mod routes;
 pub mod session_cookies;
 pub mod state;
+pub mod token_signer;
 pub mod web;
 pub mod wire;
 
@@ -53,6 +54,10 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         cookies: cookies::CookieJar::new(&config.cookies),
         rate_limiter: rate_limit::RateLimiter::new(config.rate_limit.clone(), cache),
         clients: clients::Clients::connect(&config.services, &config.service_token)?,
+        token_signer: token_signer::TokenSigner::new(
+            config.tokens.clone(),
+            gatehouse_kit::sealing::SealingKey::from_service_token(&config.service_token),
+        ),
         config,
     }))
 }

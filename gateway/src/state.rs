@@ -10,6 +10,7 @@ use crate::config::GatewayConfig;
 use crate::cookies::CookieJar;
 use crate::origin::TrustedOrigins;
 use crate::rate_limit::RateLimiter;
+use crate::token_signer::TokenSigner;
 
 #[derive(Clone)]
 pub struct AppState(Arc<Shared>);
@@ -19,6 +20,8 @@ pub struct Shared {
     pub trusted: TrustedOrigins,
     pub cookies: CookieJar,
     pub rate_limiter: RateLimiter,
+    /// The key users' tokens are signed with (`/token`, get-session's `set-auth-jwt`).
+    pub token_signer: TokenSigner,
     /// Every backend's gRPC clients; `state.sessions` reaches them through [`Deref`].
     pub clients: Clients,
 }

@@ -1,4 +1,5 @@
-//! JWT verification against a JWKS URL.
+//! JWTs for a JWKS: verification against a JWKS URL ([`KeySet`]) or a set held in hand
+//! ([`KnownKeys`]), and signing with key pairs made for one ([`signing`]).
 //!
 //! A [`KeySet`] stands for one JWKS URL (an OpenID provider's `jwks_uri`, or a Gatehouse
 //! service's own keys). It fetches the set on first use and keeps it; a token whose `kid` is
@@ -47,6 +48,7 @@
 
 mod cache;
 mod jwk;
+pub mod signing;
 mod token;
 
 use std::sync::Arc;
@@ -57,6 +59,8 @@ use serde::de::DeserializeOwned;
 
 use crate::cache::{Cache, Fresh};
 use crate::jwk::Choice;
+
+pub use signing::{NewKeyPair, SignError, Signer, SigningAlgorithm};
 
 /// How the key set is fetched and kept.
 #[derive(Debug, Clone)]
@@ -209,6 +213,45 @@ impl KeySet {
             Fresh::Unavailable(error) => return Err(VerifyError::KeySetUnavailable(error)),
         };
         match jwk::choose(&snapshot.keys, kid, header.alg) {
+            Choice::Keys(keys) => token::check(token, &header, &keys, expect),
+            Choice::Unusable | Choice::Missing => Err(VerifyError::UnknownKey),
+        }
+    }
+}
+
+/// Keys known in advance rather than fetched: a service checking tokens against a key set it
+/// holds itself (the session service's own keys). Cloning shares the keys.
+#[derive(Clone)]
+pub struct KnownKeys {
+    keys: Arc<Vec<jwk::Key>>,
+}
+
+impl std::fmt::Debug for KnownKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KnownKeys")
+            .field("keys", &self.keys.len())
+            .finish()
+    }
+}
+
+impl KnownKeys {
+    /// The usable keys of a JWKS document (`{"keys": [...]}`), unusable ones skipped as
+    /// [`KeySet`] skips them.
+    pub fn from_document(document: &[u8]) -> Result<Self, VerifyError> {
+        let keys = jwk::parse_set(document).map_err(VerifyError::Malformed)?;
+        Ok(Self {
+            keys: Arc::new(keys),
+        })
+    }
+
+    /// Checks `token` as [`KeySet::verify`] does, against these keys only.
+    pub fn verify<C: DeserializeOwned>(
+        &self,
+        token: &str,
+        expect: &Expectations,
+    ) -> Result<C, VerifyError> {
+        let header = token::header(token, expect)?;
+        match jwk::choose(&self.keys, header.kid.as_deref(), header.alg) {
             Choice::Keys(keys) => token::check(token, &header, &keys, expect),
             Choice::Unusable | Choice::Missing => Err(VerifyError::UnknownKey),
         }

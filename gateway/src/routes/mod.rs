@@ -34,6 +34,7 @@ mod session;
 mod shared;
 mod social;
 mod team;
+pub mod token;
 mod username;
 
 use std::collections::HashMap;
@@ -135,6 +136,7 @@ pub fn routes() -> Assembled {
         provider_tokens::router(),
         api_key::router(),
         session::router(),
+        token::router(),
         account::router(),
         admin::router(),
         email_verification::router(),

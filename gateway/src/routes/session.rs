@@ -45,7 +45,9 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
             session: caller.session.into(),
             user: caller.user.into(),
         };
-        return Ok(Reply::json(&data).no_store());
+        let mut reply = Reply::json(&data);
+        super::token::auth_header(&state, &mut reply, &data.user).await?;
+        return Ok(reply.no_store());
     }
     let Some(token) = session_cookies::token(&state, &meta) else {
         return Ok(Reply::json(&serde_json::Value::Null).no_store());
@@ -59,7 +61,20 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
     if let Some(raw) = cache_cookie {
         let now = gatehouse_kit::ids::now().timestamp_millis();
         match cookie_cache::decode(state.config.secret(), &raw, &token, now) {
-            Some(body) => return Ok(Reply::raw_json(body).no_store()),
+            Some(body) => {
+                let user = state
+                    .config
+                    .tokens
+                    .set_auth_header
+                    .then(|| serde_json::from_str::<serde_json::Value>(&body).ok())
+                    .flatten()
+                    .map(|mut data| data["user"].take());
+                let mut reply = Reply::raw_json(body);
+                if let Some(user) = user {
+                    super::token::auth_header(&state, &mut reply, user).await?;
+                }
+                return Ok(reply.no_store());
+            }
             None => expire_cache_cookie = true,
         }
     }
@@ -84,6 +99,7 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
         user: user.into(),
     };
     let mut reply = Reply::json(&data);
+    super::token::auth_header(&state, &mut reply, &data.user).await?;
     if expire_cache_cookie {
         reply.set_cookie(&state.cookies.expire(&names.session_data));
     }

@@ -1,17 +1,21 @@
-//! The session service: sessions, their cache and their lifetimes. One capability, `session/`
-//! (SessionService, the gateway's `session` route group); `convert` is the one place domain
-//! types become proto messages.
+//! The session service: sessions, their cache and their lifetimes (`session/`: SessionService,
+//! the gateway's `session` route group), and the key pairs that sign users' tokens (`token/`:
+//! TokenService, the gateway's `token` route group); `convert` is the one place domain types
+//! become proto messages.
 
 pub mod config;
 pub mod convert;
 pub mod error;
 pub mod session;
+pub mod token;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use gatehouse_kit::auth_secret::AuthSecrets;
 use gatehouse_kit::consumer::{Consumer, RetryPolicy};
 use gatehouse_kit::db::{Db, Migrations};
+use gatehouse_kit::sealing::SealingKey;
 use gatehouse_kit::service::{BoxError, Context, GrpcServices, ServicePart};
 use gatehouse_proto::events::{SESSION_ORGANIZATION_EVENTS, SESSION_USER_EVENTS};
 use gatehouse_proto::identity::v1::user_service_client::UserServiceClient;
@@ -53,11 +57,35 @@ pub fn sessions(db: Db, context: &Context) -> Result<session::Sessions, BoxError
     ))
 }
 
+/// The signing keys over `db`, their private halves encrypted with keys derived from the auth
+/// secret.
+pub fn signing_keys(db: Db, context: &Context) -> Result<token::SigningKeys, BoxError> {
+    let settings = config::TokenSettings::from_env(&context.env)?;
+    let secrets = match AuthSecrets::from_env(&context.env)? {
+        Some(secrets) => secrets,
+        None => {
+            // Keys written under a key of this run alone do not open after a restart: each
+            // start mints a new one (tokens already handed out still verify while published).
+            tracing::warn!(
+                "AUTH_SECRET is not set: signing keys are encrypted with a key of this run only"
+            );
+            AuthSecrets::single(gatehouse_kit::ids::random_alphanumeric(48).into())?
+        }
+    };
+    Ok(token::SigningKeys::new(
+        db,
+        secrets.vault(token::VAULT_PURPOSE),
+        settings,
+    ))
+}
+
 async fn start(
     db: Db,
     context: Context,
     shutdown: CancellationToken,
 ) -> Result<GrpcServices, BoxError> {
+    let signing_keys = signing_keys(db.clone(), &context)?;
+    let sealing = SealingKey::from_service_token(&context.service_token);
     let sessions = sessions(db.clone(), &context)?;
     spawn_sweeper(sessions.clone(), shutdown.clone());
     Consumer {
@@ -84,7 +112,9 @@ async fn start(
         yields: None,
     }
     .spawn(shutdown);
-    Ok(GrpcServices::new().serve(session::grpc::server(sessions)))
+    Ok(GrpcServices::new()
+        .serve(session::grpc::server(sessions))
+        .serve(token::grpc::server(signing_keys, sealing)))
 }
 
 fn spawn_sweeper(sessions: session::Sessions, shutdown: CancellationToken) {

@@ -572,6 +572,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that verify users' tokens: the one signing now and older ones for their
+         *     grace period. Other services verify tokens with this URL alone.
+         */
+        get: operations["key_set"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/link-social": {
         parameters: {
             query?: never;
@@ -1436,6 +1456,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's token, for services that take a JWT rather than a session. */
+        get: operations["token"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/unlink-account": {
         parameters: {
             query?: never;
@@ -1798,6 +1835,11 @@ export interface components {
         };
         IsUsernameAvailableResponse: {
             available: boolean;
+        };
+        /** @description A JWKS document. */
+        KeySet: {
+            /** @description Public keys as JWKs (`kid` the key record's id, `alg`; no private member). */
+            keys: unknown[];
         };
         LeaveBody: {
             organizationId: string;
@@ -2208,6 +2250,13 @@ export interface components {
             teamId: string;
             /** @description Coerced to a string, as better-auth does (`5` is the user "5", who is no member). */
             userId: unknown;
+        };
+        TokenResponse: {
+            /**
+             * @description A JWT of the user's fields with `sub` (their id), `iat`, `exp` (JWT_EXPIRES_IN later),
+             *     and `iss` and `aud` (the base URL's origin).
+             */
+            token: string;
         };
         UnlinkAccountBody: {
             /** @description Alone (better-auth 1.7's form): the account's own id, as list-accounts shows it. */
@@ -4849,6 +4898,44 @@ export interface operations {
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    key_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeySet"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8667,6 +8754,77 @@ export interface operations {
              *     (its code says which).
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,3 +3,4 @@
 
 mod schema;
 mod session;
+mod token;

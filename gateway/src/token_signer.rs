@@ -1,0 +1,147 @@
+//! Users' signed tokens, made here: the session service keeps the key pairs and says which one
+//! signs now (`TokenService.GetSigningKeys`); the gateway keeps that key until the service's
+//! `refresh_at`, so a token costs a signature, not a call. The key set comes in the same answer,
+//! so `/jwks` never lags behind the key that signs.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use gatehouse_jwks::{Signer, SigningAlgorithm};
+use gatehouse_kit::errors::{Failure, base};
+use gatehouse_kit::sealing::SealingKey;
+use gatehouse_proto::session::v1 as pb;
+use serde_json::{Map, Value};
+
+use crate::clients::Clients;
+use crate::config::TokenSettings;
+use crate::error::ApiError;
+
+/// What the session service seals the private key to (its `token::grpc::SEALING_CONTEXT`).
+const SEALING_CONTEXT: &str = "session.v1.SigningKey.sealed_private_key";
+/// After a failed refresh, the key in hand keeps signing and the next attempt waits this long:
+/// a session service restart must not stop get-session.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(5);
+
+struct Keys {
+    signer: Arc<Signer>,
+    key_set_json: Arc<str>,
+    refresh_at_ms: i64,
+}
+
+/// The current signing key and key set, shared by every request.
+pub struct TokenSigner {
+    settings: TokenSettings,
+    sealing: SealingKey,
+    keys: Mutex<Option<Arc<Keys>>>,
+    refreshing: tokio::sync::Mutex<()>,
+}
+
+impl TokenSigner {
+    pub fn new(settings: TokenSettings, sealing: SealingKey) -> Self {
+        Self {
+            settings,
+            sealing,
+            keys: Mutex::new(None),
+            refreshing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    fn held(&self) -> Option<Arc<Keys>> {
+        self.keys
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn fresh(&self, now_ms: i64) -> Option<Arc<Keys>> {
+        self.held().filter(|keys| now_ms < keys.refresh_at_ms)
+    }
+
+    async fn keys(&self, clients: &Clients) -> Result<Arc<Keys>, ApiError> {
+        let now_ms = gatehouse_kit::ids::now().timestamp_millis();
+        if let Some(keys) = self.fresh(now_ms) {
+            return Ok(keys);
+        }
+        let _one_at_a_time = self.refreshing.lock().await;
+        if let Some(keys) = self.fresh(now_ms) {
+            return Ok(keys);
+        }
+        match self.fetch(clients).await {
+            Ok(keys) => {
+                let keys = Arc::new(keys);
+                *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = Some(keys.clone());
+                Ok(keys)
+            }
+            Err(error) => match self.held() {
+                Some(stale) => {
+                    tracing::warn!(
+                        ?error,
+                        "signing keys could not be refreshed: the key in hand signs on"
+                    );
+                    let retry_ms = now_ms + RETRY_AFTER_FAILURE.as_millis() as i64;
+                    let kept = Arc::new(Keys {
+                        signer: stale.signer.clone(),
+                        key_set_json: stale.key_set_json.clone(),
+                        refresh_at_ms: retry_ms,
+                    });
+                    *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = Some(kept.clone());
+                    Ok(kept)
+                }
+                None => Err(error),
+            },
+        }
+    }
+
+    async fn fetch(&self, clients: &Clients) -> Result<Keys, ApiError> {
+        let answer = clients
+            .tokens
+            .clone()
+            .get_signing_keys(pb::GetSigningKeysRequest {})
+            .await?
+            .into_inner();
+        let current = answer.current.ok_or_else(|| unusable("no current key"))?;
+        let alg: SigningAlgorithm = current.alg.parse().map_err(unusable)?;
+        let pkcs8 = self
+            .sealing
+            .open(SEALING_CONTEXT, &current.sealed_private_key)
+            .map_err(unusable)?;
+        let signer = Signer::from_pkcs8(current.id, alg, &pkcs8).map_err(unusable)?;
+        Ok(Keys {
+            signer: Arc::new(signer),
+            key_set_json: answer.key_set_json.into(),
+            refresh_at_ms: answer.refresh_at_unix_ms,
+        })
+    }
+
+    /// The JWKS document.
+    pub async fn key_set(&self, clients: &Clients) -> Result<Arc<str>, ApiError> {
+        Ok(self.keys(clients).await?.key_set_json.clone())
+    }
+
+    /// A token for `user` (its wire JSON object): better-auth's claims, the user's fields plus
+    /// `sub`, `iat`, `exp`, `iss` and `aud`.
+    pub async fn sign(&self, clients: &Clients, user: Value) -> Result<String, ApiError> {
+        let keys = self.keys(clients).await?;
+        let Value::Object(mut claims) = user else {
+            return Err(unusable("the user is not a JSON object").into());
+        };
+        let now = gatehouse_kit::ids::now().timestamp();
+        let subject = claims.get("id").cloned().unwrap_or(Value::Null);
+        let mut registered = Map::new();
+        registered.insert("iat".into(), now.into());
+        registered.insert("sub".into(), subject);
+        registered.insert(
+            "exp".into(),
+            (now + self.settings.expires_in.as_secs() as i64).into(),
+        );
+        registered.insert("iss".into(), self.settings.issuer.clone().into());
+        registered.insert("aud".into(), self.settings.issuer.clone().into());
+        claims.extend(registered);
+        keys.signer.sign(&claims).map_err(|e| unusable(e).into())
+    }
+}
+
+fn unusable(reason: impl std::fmt::Display) -> Failure {
+    tracing::error!(%reason, "the session service's signing key is unusable");
+    base::INTERNAL_SERVER_ERROR.into()
+}
