@@ -26,4 +26,5 @@ mod openapi;
 mod organization;
 mod service_auth;
 mod sessions;
+mod tokens;
 mod trace_context;
