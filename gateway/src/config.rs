@@ -48,6 +48,12 @@ pub struct GatewaySettings {
     #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub jwt_set_auth_header: bool,
     pub jwt_expires_in: u64,
+    pub captcha_provider: String,
+    pub captcha_site_key: String,
+    pub captcha_site_verify_url: String,
+    pub captcha_endpoints: Vec<String>,
+    pub captcha_min_score: f64,
+    pub captcha_timeout_ms: u64,
 }
 
 impl Default for GatewaySettings {
@@ -76,6 +82,15 @@ impl Default for GatewaySettings {
             api_key_sessions: true,
             jwt_set_auth_header: false,
             jwt_expires_in: 15 * 60,
+            captcha_provider: String::new(),
+            captcha_site_key: String::new(),
+            captcha_site_verify_url: String::new(),
+            captcha_endpoints: DEFAULT_CAPTCHA_ENDPOINTS
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
+            captcha_min_score: 0.5,
+            captcha_timeout_ms: 10_000,
         }
     }
 }
@@ -116,6 +131,8 @@ pub struct GatewayConfig {
     /// key's owner on every route that takes a session.
     pub api_key_sessions: bool,
     pub tokens: TokenSettings,
+    /// `CAPTCHA_*`: none unless `CAPTCHA_PROVIDER` is set.
+    pub captcha: Option<CaptchaSettings>,
     /// `PASSWORD_*_LENGTH`, `USERNAME_*_LENGTH`: identity enforces them; the OpenAPI document
     /// says them.
     pub credentials: CredentialRules,
@@ -135,6 +152,137 @@ pub struct TokenSettings {
     pub expires_in: Duration,
     /// The base URL's origin: the tokens' `iss` and `aud`.
     pub issuer: String,
+}
+
+/// The routes better-auth's captcha plugin guards unless told otherwise.
+pub const DEFAULT_CAPTCHA_ENDPOINTS: &[&str] = &[
+    "/sign-up/email",
+    "/sign-in/email",
+    "/request-password-reset",
+];
+
+/// A captcha provider whose siteverify the gateway asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaptchaProvider {
+    CloudflareTurnstile,
+    GoogleRecaptcha,
+    Hcaptcha,
+}
+
+impl CaptchaProvider {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CloudflareTurnstile => "cloudflare-turnstile",
+            Self::GoogleRecaptcha => "google-recaptcha",
+            Self::Hcaptcha => "hcaptcha",
+        }
+    }
+
+    /// The provider's own siteverify.
+    fn site_verify_url(self) -> &'static str {
+        match self {
+            Self::CloudflareTurnstile => {
+                "https://challenges.cloudflare.com/turnstile/v0/siteverify"
+            }
+            Self::GoogleRecaptcha => "https://www.google.com/recaptcha/api/siteverify",
+            Self::Hcaptcha => "https://api.hcaptcha.com/siteverify",
+        }
+    }
+}
+
+impl std::fmt::Display for CaptchaProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CaptchaSettings {
+    /// `CAPTCHA_PROVIDER`: `cloudflare-turnstile`, `google-recaptcha` or `hcaptcha`.
+    pub provider: CaptchaProvider,
+    /// `CAPTCHA_SECRET_KEY` (or `_FILE`): required with a provider.
+    pub secret_key: secrecy::SecretString,
+    /// `CAPTCHA_SITE_KEY`: the web app's widget (and hCaptcha's `sitekey` check).
+    pub site_key: Option<String>,
+    /// `CAPTCHA_SITE_VERIFY_URL`: another siteverify than the provider's.
+    pub site_verify_url: url::Url,
+    /// `CAPTCHA_ENDPOINTS` (default `/sign-up/email,/sign-in/email,/request-password-reset`):
+    /// paths below `/api/auth`, `*` for any run of characters.
+    pub endpoints: Vec<String>,
+    /// `CAPTCHA_MIN_SCORE` (default 0.5): reCAPTCHA v3 scores below it are refused.
+    pub min_score: f64,
+    /// `CAPTCHA_TIMEOUT_MS` (default 10000): the longest the provider may take.
+    pub timeout: Duration,
+}
+
+impl CaptchaSettings {
+    fn from_env(settings: &GatewaySettings, env: &Env) -> Result<Option<Self>, ConfigError> {
+        let name = settings.captcha_provider.trim();
+        if name.is_empty() {
+            return Ok(None);
+        }
+        let provider = [
+            CaptchaProvider::CloudflareTurnstile,
+            CaptchaProvider::GoogleRecaptcha,
+            CaptchaProvider::Hcaptcha,
+        ]
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| {
+            invalid(
+                "CAPTCHA_PROVIDER",
+                name,
+                "expected cloudflare-turnstile, google-recaptcha or hcaptcha",
+            )
+        })?;
+        let secret_key = env
+            .secret("CAPTCHA_SECRET_KEY")?
+            .ok_or_else(|| ConfigError::Missing {
+                name: "CAPTCHA_SECRET_KEY".into(),
+                why: "CAPTCHA_PROVIDER is set: siteverify takes the provider's secret key".into(),
+            })?;
+        let url = match settings.captcha_site_verify_url.trim() {
+            "" => provider.site_verify_url(),
+            url => url,
+        };
+        let site_verify_url =
+            url::Url::parse(url).map_err(|e| invalid("CAPTCHA_SITE_VERIFY_URL", url, e))?;
+        let endpoints: Vec<String> = settings
+            .captcha_endpoints
+            .iter()
+            .map(|e| e.trim())
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let e = e.strip_prefix(crate::BASE_PATH).unwrap_or(e);
+                if e.starts_with('/') || e.starts_with('*') {
+                    Ok(e.trim_end_matches('/').to_string())
+                } else {
+                    Err(invalid(
+                        "CAPTCHA_ENDPOINTS",
+                        e,
+                        "a path below /api/auth, such as /sign-in/email",
+                    ))
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        if !(0.0..=1.0).contains(&settings.captcha_min_score) {
+            return Err(invalid(
+                "CAPTCHA_MIN_SCORE",
+                &settings.captcha_min_score.to_string(),
+                "a score between 0 and 1",
+            ));
+        }
+        Ok(Some(Self {
+            provider,
+            secret_key,
+            site_key: Some(settings.captcha_site_key.trim().to_string()).filter(|k| !k.is_empty()),
+            site_verify_url,
+            endpoints,
+            min_score: settings.captcha_min_score,
+            timeout: Duration::from_millis(settings.captcha_timeout_ms.max(1)),
+        }))
+    }
 }
 
 /// The roles identity and the organization service know without any setting.
@@ -249,6 +397,7 @@ impl GatewayConfig {
             trusted_proxies,
             dev_mailbox: s.dev_mailbox,
             api_key_sessions: s.api_key_sessions,
+            captcha: CaptchaSettings::from_env(s, env)?,
             tokens: TokenSettings {
                 set_auth_header: s.jwt_set_auth_header,
                 expires_in: Duration::from_secs(s.jwt_expires_in.max(1)),

@@ -4,6 +4,7 @@
 //! in its group (`routes/<group>.rs`), named like the proto service and the service folder.
 
 pub mod body;
+pub mod captcha;
 pub mod client_ip;
 pub mod clients;
 pub mod config;
@@ -54,6 +55,7 @@ pub fn state(config: GatewayConfig) -> Result<state::AppState, GatewayError> {
         cookies: cookies::CookieJar::new(&config.cookies),
         rate_limiter: rate_limit::RateLimiter::new(config.rate_limit.clone(), cache),
         clients: clients::Clients::connect(&config.services, &config.service_token)?,
+        captcha: config.captcha.clone().map(captcha::Captcha::new),
         token_signer: token_signer::TokenSigner::new(
             config.tokens.clone(),
             gatehouse_kit::sealing::SealingKey::from_service_token(&config.service_token),

@@ -69,6 +69,21 @@ pub async fn guard(policy: Policy, mut request: Request, next: Next) -> Response
             return rejection.into_response();
         }
     }
+    // After the rate limit, so a flood spends no siteverify calls; before the handler reads
+    // the body, as better-auth checks before routing.
+    if let Some(captcha) = &state.captcha {
+        let path = request
+            .extensions()
+            .get::<MatchedPath>()
+            .map(|matched| matched.as_str())
+            .unwrap_or_default();
+        let path = path.strip_prefix(crate::BASE_PATH).unwrap_or(path);
+        if captcha.guards(path)
+            && let Err(refusal) = captcha.check(request.headers(), client_of(&request)).await
+        {
+            return refusal.into_response();
+        }
+    }
     request.extensions_mut().insert(policy);
     next.run(request).await
 }

@@ -5,6 +5,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::captcha::Captcha;
 use crate::clients::Clients;
 use crate::config::GatewayConfig;
 use crate::cookies::CookieJar;
@@ -20,6 +21,8 @@ pub struct Shared {
     pub trusted: TrustedOrigins,
     pub cookies: CookieJar,
     pub rate_limiter: RateLimiter,
+    /// `CAPTCHA_PROVIDER`'s check of the guarded routes, when one is configured.
+    pub captcha: Option<Captcha>,
     /// The key users' tokens are signed with (`/token`, get-session's `set-auth-jwt`).
     pub token_signer: TokenSigner,
     /// Every backend's gRPC clients; `state.sessions` reaches them through [`Deref`].

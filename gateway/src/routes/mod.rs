@@ -17,6 +17,7 @@ macro_rules! route {
 mod account;
 mod admin;
 mod api_key;
+mod captcha;
 mod customer;
 mod delivery;
 mod email_password;
@@ -135,6 +136,7 @@ pub fn routes() -> Assembled {
         social::router(),
         provider_tokens::router(),
         api_key::router(),
+        captcha::router(),
         session::router(),
         token::router(),
         account::router(),

@@ -399,6 +399,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/captcha": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The captcha provider and its public site key, for the sign-in screens. */
+        get: operations["captcha_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/change-email": {
         parameters: {
             query?: never;
@@ -1643,6 +1660,21 @@ export interface components {
             banReason?: string | null;
             userId: unknown;
         };
+        CaptchaConfig: {
+            /**
+             * @description The guarded paths below `/api/auth` (`*` for any run of characters): requests to them
+             *     carry the widget's token in `x-captcha-response`.
+             */
+            endpoints: string[];
+            provider?: components["schemas"]["CaptchaProvider"] | null;
+            /** @description The widget's public site key. */
+            siteKey?: string | null;
+        };
+        /**
+         * @description A captcha provider whose siteverify the gateway asks.
+         * @enum {string}
+         */
+        CaptchaProvider: "cloudflare-turnstile" | "google-recaptcha" | "hcaptcha";
         ChangeEmailBody: {
             /** @description Where the mailed link sends the user afterwards (default `/`). */
             callbackURL?: string | null;
@@ -4230,6 +4262,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    captcha_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider, or `null` when captcha is off */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptchaConfig"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the query does not match its schema), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The route's own refusal (`YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION`, …), or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };

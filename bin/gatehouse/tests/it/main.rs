@@ -13,6 +13,7 @@ mod backends;
 mod billing_endpoints;
 mod billing_intake;
 mod brute_force;
+mod captcha;
 mod common;
 mod degraded;
 mod dev_mailbox;

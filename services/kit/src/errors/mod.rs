@@ -5,13 +5,14 @@
 //! code without a lookup table and a new code never needs a gateway change.
 //!
 //! Catalogues are grouped by plugin as better-auth groups them: [`base`] (core),
-//! [`username`], [`admin`], [`organization`], [`api_key`], and [`billing`] for the billing
-//! webhooks.
+//! [`username`], [`admin`], [`organization`], [`api_key`], [`captcha`], and [`billing`] for
+//! the billing webhooks.
 
 pub mod admin;
 pub mod api_key;
 pub mod base;
 pub mod billing;
+pub mod captcha;
 pub mod organization;
 mod service;
 pub mod username;
@@ -312,7 +313,7 @@ mod tests {
     fn every_code_travels_whole_through_a_grpc_status() {
         let all = base::ALL.iter().chain(username::ALL).chain(admin::ALL);
         let all = all.chain(organization::ALL).chain(api_key::ALL);
-        for &code in all.chain(billing::ALL) {
+        for &code in all.chain(billing::ALL).chain(captcha::ALL) {
             let back = Failure::from_status(&Status::from(code));
             assert_eq!(back, Failure::from(code), "{}", code.code());
         }
