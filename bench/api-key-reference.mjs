@@ -5,15 +5,16 @@
 // would refuse the benchmark by its eleventh request, and a key's `rateLimitEnabled` is a
 // server-only field that create refuses over HTTP. With the limit off the plugin still writes
 // the key's row on every verification (`lastRequest`, then `updatedAt`): that is what is
-// measured.
+// measured. With JWT=1 it also runs the jwt plugin with its defaults (EdDSA, 15-minute tokens,
+// get-session's `set-auth-jwt` header on), for bench/run-jwt.sh.
 // Run from a copy of shared/reference/better-auth-server (its node_modules).
-//   PORT (3410), DB_PATH (":memory:"; a file is opened in WAL mode, as server.mjs does)
+//   PORT (3410), DB_PATH (":memory:"; a file is opened in WAL mode, as server.mjs does), JWT
 import http from "node:http";
 import Database from "better-sqlite3";
 import { betterAuth } from "better-auth";
 import { toNodeHandler } from "better-auth/node";
 import { getMigrations } from "better-auth/db/migration";
-import { username, admin, organization } from "better-auth/plugins";
+import { username, admin, organization, jwt } from "better-auth/plugins";
 import { apiKey } from "@better-auth/api-key";
 
 const PORT = Number(process.env.PORT || 3410);
@@ -39,6 +40,7 @@ const auth = betterAuth({
     admin(),
     organization({ teams: { enabled: true } }),
     apiKey({ enableSessionForAPIKeys: true, rateLimit: { enabled: false } }),
+    ...(process.env.JWT === "1" ? [jwt()] : []),
   ],
 });
 

@@ -3,6 +3,7 @@
 //! `refresh_at`, so a token costs a signature, not a call. The key set comes in the same answer,
 //! so `/jwks` never lags behind the key that signs.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use gatehouse_jwks::{Signer, SigningAlgorithm};
 use gatehouse_kit::errors::{Failure, base};
 use gatehouse_kit::sealing::SealingKey;
 use gatehouse_proto::session::v1 as pb;
+use serde::Serialize;
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use crate::clients::Clients;
 use crate::config::TokenSettings;
@@ -34,6 +37,7 @@ pub struct TokenSigner {
     sealing: SealingKey,
     keys: Mutex<Option<Arc<Keys>>>,
     refreshing: tokio::sync::Mutex<()>,
+    recent: Recent,
 }
 
 impl TokenSigner {
@@ -43,6 +47,7 @@ impl TokenSigner {
             sealing,
             keys: Mutex::new(None),
             refreshing: tokio::sync::Mutex::new(()),
+            recent: Recent::default(),
         }
     }
 
@@ -119,13 +124,26 @@ impl TokenSigner {
     }
 
     /// A token for `user` (its wire JSON object): better-auth's claims, the user's fields plus
-    /// `sub`, `iat`, `exp`, `iss` and `aud`.
-    pub async fn sign(&self, clients: &Clients, user: Value) -> Result<String, ApiError> {
+    /// `sub`, `iat`, `exp`, `iss` and `aud`. A token made for the same user, with the same
+    /// fields and key, in the last [`REUSE_FOR_SECS`] seconds is answered again: a burst of get-sessions
+    /// costs one signature, and it is the token better-auth would make, but for an `iat` (and
+    /// `exp`) up to that much older.
+    pub async fn sign(&self, clients: &Clients, user: &impl Serialize) -> Result<String, ApiError> {
         let keys = self.keys(clients).await?;
-        let Value::Object(mut claims) = user else {
+        let user = serde_json::to_vec(user).map_err(unusable)?;
+        let now = gatehouse_kit::ids::now().timestamp();
+        let fingerprint: [u8; 32] = Sha256::new()
+            .chain_update(keys.signer.kid().as_bytes())
+            .chain_update([0])
+            .chain_update(&user)
+            .finalize()
+            .into();
+        if let Some(token) = self.recent.reusable(&fingerprint, now) {
+            return Ok(token);
+        }
+        let Ok(Value::Object(mut claims)) = serde_json::from_slice::<Value>(&user) else {
             return Err(unusable("the user is not a JSON object").into());
         };
-        let now = gatehouse_kit::ids::now().timestamp();
         let subject = claims.get("id").cloned().unwrap_or(Value::Null);
         let mut registered = Map::new();
         registered.insert("iat".into(), now.into());
@@ -137,7 +155,37 @@ impl TokenSigner {
         registered.insert("iss".into(), self.settings.issuer.clone().into());
         registered.insert("aud".into(), self.settings.issuer.clone().into());
         claims.extend(registered);
-        keys.signer.sign(&claims).map_err(|e| unusable(e).into())
+        let token = keys.signer.sign(&claims).map_err(unusable)?;
+        self.recent.keep(fingerprint, &token, now);
+        Ok(token)
+    }
+}
+
+/// How long a token is answered again for the same user and key.
+pub const REUSE_FOR_SECS: i64 = 30;
+/// The most tokens kept for reuse (about 1 KiB each).
+const REUSE_CAPACITY: usize = 4096;
+
+/// Recently made tokens by fingerprint (SHA-256 of the key id and the user's fields).
+#[derive(Default)]
+struct Recent(Mutex<HashMap<[u8; 32], (Arc<str>, i64)>>);
+
+impl Recent {
+    fn reusable(&self, fingerprint: &[u8; 32], now: i64) -> Option<String> {
+        let recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let (token, signed_at) = recent.get(fingerprint)?;
+        (now - signed_at < REUSE_FOR_SECS).then(|| token.to_string())
+    }
+
+    fn keep(&self, fingerprint: [u8; 32], token: &str, now: i64) {
+        let mut recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if recent.len() >= REUSE_CAPACITY {
+            recent.retain(|_, (_, signed_at)| now - *signed_at < REUSE_FOR_SECS);
+            if recent.len() >= REUSE_CAPACITY {
+                recent.clear();
+            }
+        }
+        recent.insert(fingerprint, (token.into(), now));
     }
 }
 

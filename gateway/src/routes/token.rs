@@ -61,11 +61,7 @@ async fn token(
 
 /// A token for a user as the wire shows them.
 pub async fn user_token(state: &AppState, user: impl Serialize) -> Result<String, ApiError> {
-    let user = serde_json::to_value(user).map_err(|error| {
-        tracing::error!(%error, "user not serializable");
-        ApiError::from(gatehouse_kit::errors::base::INTERNAL_SERVER_ERROR)
-    })?;
-    state.token_signer.sign(&state.clients, user).await
+    state.token_signer.sign(&state.clients, &user).await
 }
 
 /// get-session's `set-auth-jwt` (when JWT_SET_AUTH_HEADER is on), exposed to browsers.

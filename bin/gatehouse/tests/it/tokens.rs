@@ -71,3 +71,33 @@ async fn another_service_verifies_tokens_with_the_jwks_url_alone_across_a_rotati
         Err(VerifyError::Audience)
     ));
 }
+
+#[tokio::test]
+async fn a_burst_for_one_user_costs_one_signature_until_the_user_changes() {
+    let stack = Stack::start(&[]).await;
+    let signed_up = stack.sign_up(&unique_email()).await;
+    let cookie = signed_up.cookie_header();
+    let first = token(&stack, &cookie).await;
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    // A second later: the same token (better-auth would sign a new one with a newer iat).
+    assert_eq!(token(&stack, &cookie).await, first);
+    let renamed = stack
+        .post(
+            "/update-user",
+            serde_json::json!({"name": "Renamed"}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    let after = token(&stack, &cookie).await;
+    assert_ne!(after, first, "the user's new fields make a new token");
+    let claims: Value = serde_json::from_slice(
+        &base64::Engine::decode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            after.split('.').nth(1).unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(claims["name"], "Renamed");
+}
