@@ -179,6 +179,18 @@ impl CaptchaProvider {
         }
     }
 
+    /// Where the provider's widget loads its scripts from (the pages' `script-src`).
+    pub fn script_sources(self) -> &'static [&'static str] {
+        match self {
+            Self::CloudflareTurnstile => &["https://challenges.cloudflare.com"],
+            Self::GoogleRecaptcha => &[
+                "https://www.google.com/recaptcha/",
+                "https://www.gstatic.com/recaptcha/",
+            ],
+            Self::Hcaptcha => &["https://hcaptcha.com", "https://*.hcaptcha.com"],
+        }
+    }
+
     /// The provider's own siteverify.
     fn site_verify_url(self) -> &'static str {
         match self {

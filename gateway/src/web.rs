@@ -38,14 +38,16 @@ const CSP: &str = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'; f
 const SCRIPT_HASHES: &str = "csp-script-hashes.txt";
 
 /// The static app, or `None` when `dir` has no build (the caller serves 404s instead).
-pub fn router(dir: &Path) -> Option<Router> {
+/// `script_sources`: origins whose scripts the pages may load besides their own (the captcha
+/// provider's widget).
+pub fn router(dir: &Path, script_sources: &[&str]) -> Option<Router> {
     if !dir.join("index.html").is_file() {
         return None;
     }
     let not_found = ServeFile::new(dir.join("404.html"))
         .precompressed_br()
         .precompressed_gzip();
-    let csp = page_policy(dir);
+    let csp = page_policy(dir, script_sources);
     let files = ServeDir::new(dir)
         .append_index_html_on_directories(true)
         .precompressed_br()
@@ -75,7 +77,7 @@ pub fn router(dir: &Path) -> Option<Router> {
 /// The pages' policy: [`CSP`], and scripts from this origin plus exactly the inline scripts the
 /// build wrote (Next's static export inlines its bootstrap; a nonce cannot reach static files,
 /// hashes can). A build without the list gets no `script-src` rather than a broken app.
-fn page_policy(dir: &Path) -> HeaderValue {
+fn page_policy(dir: &Path, script_sources: &[&str]) -> HeaderValue {
     let hashes = std::fs::read_to_string(dir.join(SCRIPT_HASHES))
         .map(|list| {
             list.lines()
@@ -86,7 +88,10 @@ fn page_policy(dir: &Path) -> HeaderValue {
         })
         .ok();
     let policy = match hashes {
-        Some(hashes) => format!("{CSP}; script-src 'self' {hashes}"),
+        Some(hashes) => {
+            let sources: String = script_sources.iter().map(|s| format!(" {s}")).collect();
+            format!("{CSP}; script-src 'self' {hashes}{sources}")
+        }
         None => {
             tracing::warn!(web_dir = %dir.display(), "no {SCRIPT_HASHES} in the web build: pages go without script-src");
             CSP.to_string()
@@ -208,7 +213,7 @@ mod tests {
     #[tokio::test]
     async fn pages_deep_links_assets_and_misses() {
         let dir = export();
-        let app = router(&dir).unwrap();
+        let app = router(&dir, &[]).unwrap();
 
         let home = get(&app, "/", None).await;
         assert_eq!(home.status(), StatusCode::OK);
@@ -284,12 +289,30 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    #[tokio::test]
+    async fn the_pages_may_load_exactly_their_scripts_and_the_captcha_widget() {
+        let dir = export();
+        let plain = get(&router(&dir, &[]).unwrap(), "/", None).await;
+        assert!(
+            header_of(&plain, header::CONTENT_SECURITY_POLICY)
+                .ends_with("; script-src 'self' 'sha256-AAAA=' 'sha256-BBBB='")
+        );
+        let widget = ["https://challenges.cloudflare.com"];
+        let with_widget = get(&router(&dir, &widget).unwrap(), "/", None).await;
+        assert!(
+            header_of(&with_widget, header::CONTENT_SECURITY_POLICY).ends_with(
+                "; script-src 'self' 'sha256-AAAA=' 'sha256-BBBB=' https://challenges.cloudflare.com"
+            )
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
     async fn script_vary(app: &Router) -> Response {
         get(app, "/_next/static/chunks/app-1a2b.js", Some("gzip")).await
     }
 
     #[test]
     fn no_build_means_no_app() {
-        assert!(router(Path::new("/definitely/not/here")).is_none());
+        assert!(router(Path::new("/definitely/not/here"), &[]).is_none());
     }
 }

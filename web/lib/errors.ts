@@ -90,6 +90,10 @@ const CODES: Record<string, Entry> = {
   KEY_NOT_FOUND: { message: "This key no longer exists.", fields: [] },
   INSUFFICIENT_API_KEY_PERMISSIONS: { message: "Your role cannot manage this organization's API keys.", fields: [] },
   USER_NOT_MEMBER_OF_ORGANIZATION: { message: "You are not a member of this organization.", fields: [] },
+  // The captcha, where the form shows no widget (its settings did not load): the widget's own
+  // form says these beside it.
+  MISSING_RESPONSE: { message: "This form needs a security check that did not load. Reload the page and try again.", fields: [] },
+  VERIFICATION_FAILED: { message: "The security check failed. Reload the page and try again.", fields: [] },
 
 };
 

@@ -10,6 +10,7 @@ import { unwrap, type ApiError } from "./errors";
 export const keys = {
   session: "auth/session",
   socialProviders: "auth/social-providers",
+  captcha: "auth/captcha",
   sessions: (userId: string) => ["auth/sessions", userId] as const,
   accounts: (userId: string) => ["auth/accounts", userId] as const,
   // A user's own keys (`organizationId` empty) or an organization's.
@@ -40,15 +41,15 @@ export function useSession() {
 
 /**
  * After sign-in, sign-out or impersonation: drop every cached read but the session and the
- * provider list (the reads are keyed by user, so none could show for the wrong one anyway),
+ * server's sign-in settings (the reads are keyed by user, so none could show for the wrong one anyway),
  * then read the session again.
  * The session is never emptied on the way, so no page flashes to sign-in, and reads keyed by
  * the new user start only after the drop.
  */
 export async function resetCache(): Promise<void> {
-  // The provider list is the server's configuration, no one's data: kept (dropped, it would
-  // stay empty on the sign-in page until the deduping interval passed).
-  const kept = new Set<unknown>([keys.session, keys.socialProviders]);
+  // The provider list and the captcha settings are the server's configuration, no one's data:
+  // kept (dropped, they would stay empty on the sign-in page until the deduping interval passed).
+  const kept = new Set<unknown>([keys.session, keys.socialProviders, keys.captcha]);
   await mutate((key) => !kept.has(key), undefined, { revalidate: false });
   await mutate(keys.session);
 }

@@ -5,6 +5,14 @@ import { validate, type Check } from "./rules";
 
 export type Notice = { tone: "error" | "success"; text: string };
 
+/** A part of a form besides its text fields that a submit needs (a captcha's token). */
+export interface SubmitGuard {
+  /** Before sending, with the fields' checks: false stops the submit (the guard shows why). */
+  check(): boolean;
+  /** After the answer. True: the error was the guard's and it shows it (not the form). */
+  settled(error: ApiError | null): boolean;
+}
+
 /**
  * One form's state, written once for every form: its values, each field's error (its own
  * check when the user leaves it, every check on submit, the server's answer mapped to the
@@ -37,18 +45,25 @@ export function useForm<F extends string>(
   /**
    * The submit handler: checks every field, then runs `send` (the client's call) with the
    * busy state on. A refusal lands next to its field or at the top; `done` runs on success.
+   * A `guard` is checked with the fields and told the answer.
    */
   const onSubmit =
-    <T,>(send: () => Promise<{ data: T | null; error: ApiError | null }>, done: (data: T | null) => void | Promise<void>) =>
+    <T,>(
+      send: () => Promise<{ data: T | null; error: ApiError | null }>,
+      done: (data: T | null) => void | Promise<void>,
+      guard?: SubmitGuard,
+    ) =>
     async (event: FormEvent) => {
       event.preventDefault();
       const found = validate(values, checks);
       setErrors(found);
       setNotice(undefined);
-      if (Object.keys(found).length > 0) return;
+      const guarded = guard ? guard.check() : true;
+      if (Object.keys(found).length > 0 || !guarded) return;
       setBusy(true);
       const { data, error } = await settle(send());
       setBusy(false);
+      if (guard?.settled(error)) return;
       if (error) {
         const mapped = mapError(error, fields);
         setErrors(mapped.fields);

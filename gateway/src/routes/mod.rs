@@ -204,7 +204,8 @@ pub fn router(state: AppState) -> Router {
         ))
         .with_state(state.clone());
     let web = state.config.web_dir.as_deref().and_then(|dir| {
-        let app = crate::web::router(dir);
+        let widget = state.config.captcha.as_ref();
+        let app = crate::web::router(dir, widget.map_or(&[], |c| c.provider.script_sources()));
         if app.is_none() {
             tracing::warn!(
                 web_dir = %dir.display(),

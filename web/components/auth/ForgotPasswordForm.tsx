@@ -7,6 +7,7 @@ import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
+import { CaptchaWidget, useCaptcha } from "./CaptchaWidget";
 
 /** Where the mailed link leads: the page that takes the new password. */
 export const RESET_PAGE = "/reset-password/";
@@ -18,10 +19,12 @@ export const RESET_PAGE = "/reset-password/";
 export function ForgotPasswordForm() {
   const form = useForm({ email: "" }, { email: rules.email });
   const [sentTo, setSentTo] = useState<string>();
+  const captcha = useCaptcha(["/request-password-reset"]);
 
   const submit = form.onSubmit(
-    () => authClient.requestPasswordReset({ email: form.values.email.trim(), redirectTo: RESET_PAGE }),
+    () => authClient.requestPasswordReset({ email: form.values.email.trim(), redirectTo: RESET_PAGE, ...captcha.fetchOptions }),
     () => setSentTo(form.values.email.trim()),
+    captcha.guard,
   );
 
   if (sentTo) {
@@ -44,7 +47,8 @@ export function ForgotPasswordForm() {
       <p className="muted">Enter your account&apos;s email address and we will mail you a link to choose a new password.</p>
       <FormAlert message={form.notice?.text} />
       <Field label="Email" type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
-      <Button type="submit" busy={form.busy} busyLabel="Sending…">
+      <CaptchaWidget widget={captcha.widget} />
+      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel="Sending…">
         Send the link
       </Button>
       <p className="form-footer">

@@ -7,21 +7,30 @@ import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
+import { CaptchaWidget, useCaptcha } from "./CaptchaWidget";
 
 const checks = { identifier: required("your email or username"), password: required("your password") };
+/** The two endpoints the form posts to: an `@` in the identifier picks the first. */
+const ENDPOINTS = ["/sign-in/email", "/sign-in/username"] as const;
 
 /** Sign in with an email address or a username (an `@` tells which), with remember-me. */
 export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void | Promise<void>; signUpHref: string }) {
   const form = useForm({ identifier: "", password: "" }, checks);
   const [rememberMe, setRememberMe] = useState(true);
+  const byEmail = form.values.identifier.includes("@");
+  const captcha = useCaptcha(ENDPOINTS, ENDPOINTS[byEmail ? 0 : 1]);
 
-  const submit = form.onSubmit(() => {
-    const identifier = form.values.identifier.trim();
-    const password = form.values.password;
-    return identifier.includes("@")
-      ? authClient.signIn.email({ email: identifier, password, rememberMe })
-      : authClient.signIn.username({ username: identifier, password, rememberMe });
-  }, onSignedIn);
+  const submit = form.onSubmit(
+    () => {
+      const identifier = form.values.identifier.trim();
+      const password = form.values.password;
+      return byEmail
+        ? authClient.signIn.email({ email: identifier, password, rememberMe, ...captcha.fetchOptions })
+        : authClient.signIn.username({ username: identifier, password, rememberMe, ...captcha.fetchOptions });
+    },
+    onSignedIn,
+    captcha.guard,
+  );
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="sign-in-title">
@@ -33,7 +42,8 @@ export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void 
         <input id="remember-me" type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} />
         <label htmlFor="remember-me">Remember me on this device</label>
       </div>
-      <Button type="submit" busy={form.busy} busyLabel="Signing in…">
+      <CaptchaWidget widget={captcha.widget} />
+      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel="Signing in…">
         Sign in
       </Button>
       <p className="form-footer">

@@ -7,6 +7,7 @@ import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
+import { CaptchaWidget, useCaptcha } from "./CaptchaWidget";
 import { VERIFY_PAGE } from "./VerifyEmailLanding";
 
 const checks = {
@@ -20,26 +21,32 @@ const checks = {
 export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void | Promise<void>; signInHref: string }) {
   const form = useForm({ name: "", email: "", password: "", username: "" }, checks);
   const [verifyFirst, setVerifyFirst] = useState<string>();
+  const captcha = useCaptcha(["/sign-up/email"]);
 
-  const submit = form.onSubmit(() => {
-    const { name, email, password } = form.values;
-    const username = form.values.username.trim();
-    return authClient.signUp.email({
-      name: name.trim(),
-      email: email.trim(),
-      password,
-      // The plugin stores the username lowercased and keeps the form typed as the display name.
-      ...(username ? { username, displayUsername: username } : {}),
-      callbackURL: VERIFY_PAGE,
-    });
-  }, async (data) => {
-    // No session yet: this deployment wants the address verified first.
-    if (data?.token === null) {
-      setVerifyFirst(form.values.email.trim());
-      return;
-    }
-    await onSignedUp();
-  });
+  const submit = form.onSubmit(
+    () => {
+      const { name, email, password } = form.values;
+      const username = form.values.username.trim();
+      return authClient.signUp.email({
+        name: name.trim(),
+        email: email.trim(),
+        password,
+        // The plugin stores the username lowercased and keeps the form typed as the display name.
+        ...(username ? { username, displayUsername: username } : {}),
+        callbackURL: VERIFY_PAGE,
+        ...captcha.fetchOptions,
+      });
+    },
+    async (data) => {
+      // No session yet: this deployment wants the address verified first.
+      if (data?.token === null) {
+        setVerifyFirst(form.values.email.trim());
+        return;
+      }
+      await onSignedUp();
+    },
+    captcha.guard,
+  );
 
   if (verifyFirst) {
     return (
@@ -77,7 +84,8 @@ export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void 
         hint={`${rules.USERNAME_MIN} to ${rules.USERNAME_MAX} letters, digits, underscores or dots. You can sign in with it.`}
         {...form.field("username")}
       />
-      <Button type="submit" busy={form.busy} busyLabel="Creating your account…">
+      <CaptchaWidget widget={captcha.widget} />
+      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel="Creating your account…">
         Create account
       </Button>
       <p className="form-footer">

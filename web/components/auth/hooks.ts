@@ -17,3 +17,21 @@ export function useSocialProviders() {
     return listed?.providers ?? [];
   });
 }
+
+/**
+ * The server's captcha settings (`GET /api/auth/captcha`): the provider, its public site key,
+ * and the endpoints (paths below /api/auth) that want a token. `provider: null`: captcha is off.
+ */
+export type CaptchaConfig = components["schemas"]["CaptchaConfig"];
+
+const CAPTCHA_OFF: CaptchaConfig = { provider: null, siteKey: null, endpoints: [] };
+
+/** The captcha settings, read at run time: nothing is baked into the build. */
+export function useCaptchaConfig() {
+  return useSWR<CaptchaConfig, ApiError>(
+    keys.captcha,
+    async () => (await unwrap(authClient.$fetch<CaptchaConfig>("/captcha", { method: "GET" }))) ?? CAPTCHA_OFF,
+    // Configuration: read once per page, not on every focus.
+    { revalidateOnFocus: false },
+  );
+}
