@@ -166,9 +166,12 @@ pub const REUSE_FOR_SECS: i64 = 30;
 /// The most tokens kept for reuse (about 1 KiB each).
 const REUSE_CAPACITY: usize = 4096;
 
+/// A token made recently, and when (Unix seconds).
+type Made = (Arc<str>, i64);
+
 /// Recently made tokens by fingerprint (SHA-256 of the key id and the user's fields).
 #[derive(Default)]
-struct Recent(Mutex<HashMap<[u8; 32], (Arc<str>, i64)>>);
+struct Recent(Mutex<HashMap<[u8; 32], Made>>);
 
 impl Recent {
     fn reusable(&self, fingerprint: &[u8; 32], now: i64) -> Option<String> {
