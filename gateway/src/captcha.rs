@@ -18,6 +18,9 @@ use crate::error::ApiError;
 pub const HEADER: &str = "x-captcha-response";
 /// A token longer than this is refused without asking the provider (theirs are about 2 KB).
 const MAX_TOKEN_BYTES: usize = 8 * 1024;
+/// Routes that answer under a second name (`routes/password_reset.rs`): a pattern that guards
+/// the name guards the alias too, or the alias would be the way around the check.
+const ALIASES: &[(&str, &str)] = &[("/forget-password", "/request-password-reset")];
 
 /// The check, with its HTTP client (connections to the provider are reused).
 pub struct Captcha {
@@ -57,12 +60,17 @@ impl Captcha {
         &self.settings
     }
 
-    /// Whether `path` (below `/api/auth`) is guarded.
+    /// Whether `path` (a route below `/api/auth`) is guarded, under its own name or the name
+    /// it is an alias of.
     pub fn guards(&self, path: &str) -> bool {
+        let canonical = ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == path)
+            .map_or(path, |(_, name)| name);
         self.settings
             .endpoints
             .iter()
-            .any(|endpoint| matches_pattern(endpoint, path))
+            .any(|endpoint| matches_pattern(endpoint, path) || matches_pattern(endpoint, canonical))
     }
 
     /// Checks the request's token with the provider.

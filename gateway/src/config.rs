@@ -81,7 +81,7 @@ impl Default for GatewaySettings {
             dev_mailbox: false,
             api_key_sessions: true,
             jwt_set_auth_header: false,
-            jwt_expires_in: 15 * 60,
+            jwt_expires_in: gatehouse_kit::config::DEFAULT_JWT_EXPIRES_IN,
             captcha_provider: String::new(),
             captcha_site_key: String::new(),
             captcha_site_verify_url: String::new(),
@@ -219,8 +219,8 @@ pub struct CaptchaSettings {
     pub site_key: Option<String>,
     /// `CAPTCHA_SITE_VERIFY_URL`: another siteverify than the provider's.
     pub site_verify_url: url::Url,
-    /// `CAPTCHA_ENDPOINTS` (default `/sign-up/email,/sign-in/email,/request-password-reset`):
-    /// paths below `/api/auth`, `*` for any run of characters.
+    /// `CAPTCHA_ENDPOINTS` (default, and when empty, `/sign-up/email,/sign-in/email,
+    /// /request-password-reset`): paths below `/api/auth`, `*` for any run of characters.
     pub endpoints: Vec<String>,
     /// `CAPTCHA_MIN_SCORE` (default 0.5): reCAPTCHA v3 scores below it are refused.
     pub min_score: f64,
@@ -267,8 +267,9 @@ impl CaptchaSettings {
             .filter(|e| !e.is_empty())
             .map(|e| {
                 let e = e.strip_prefix(crate::BASE_PATH).unwrap_or(e);
-                if e.starts_with('/') || e.starts_with('*') {
-                    Ok(e.trim_end_matches('/').to_string())
+                let trimmed = e.trim_end_matches('/');
+                if !trimmed.is_empty() && (e.starts_with('/') || e.starts_with('*')) {
+                    Ok(trimmed.to_string())
                 } else {
                     Err(invalid(
                         "CAPTCHA_ENDPOINTS",
@@ -278,6 +279,15 @@ impl CaptchaSettings {
                 }
             })
             .collect::<Result<_, _>>()?;
+        // An empty list means the defaults, as better-auth reads it: never "guard nothing".
+        let endpoints = if endpoints.is_empty() {
+            DEFAULT_CAPTCHA_ENDPOINTS
+                .iter()
+                .map(|e| e.to_string())
+                .collect()
+        } else {
+            endpoints
+        };
         if !(0.0..=1.0).contains(&settings.captcha_min_score) {
             return Err(invalid(
                 "CAPTCHA_MIN_SCORE",
@@ -412,7 +422,10 @@ impl GatewayConfig {
             captcha: CaptchaSettings::from_env(s, env)?,
             tokens: TokenSettings {
                 set_auth_header: s.jwt_set_auth_header,
-                expires_in: Duration::from_secs(s.jwt_expires_in.max(1)),
+                expires_in: Duration::from_secs(
+                    s.jwt_expires_in
+                        .clamp(1, gatehouse_kit::config::MAX_JWT_EXPIRES_IN),
+                ),
                 issuer,
             },
             credentials: CredentialRules::from_env(env)?,

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gatehouse_jwks::{Signer, SigningAlgorithm};
 use gatehouse_kit::errors::{Failure, base};
@@ -28,7 +28,11 @@ const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(5);
 struct Keys {
     signer: Arc<Signer>,
     key_set_json: Arc<str>,
-    refresh_at_ms: i64,
+    /// When to ask the session service again (this process's clock: the service answers how
+    /// long, not until when).
+    refresh_at: Instant,
+    /// When the key stops signing: past it, a key in hand is no longer used.
+    signs_until: Instant,
 }
 
 /// The current signing key and key set, shared by every request.
@@ -58,46 +62,54 @@ impl TokenSigner {
             .clone()
     }
 
-    fn fresh(&self, now_ms: i64) -> Option<Arc<Keys>> {
-        self.held().filter(|keys| now_ms < keys.refresh_at_ms)
+    fn hold(&self, keys: Keys) -> Arc<Keys> {
+        let keys = Arc::new(keys);
+        *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = Some(keys.clone());
+        keys
     }
 
+    /// The keys to sign with: those in hand until they are due, then the session service's.
+    /// While one request asks, the others sign on with the key in hand (as long as it signs);
+    /// a failed ask keeps it too, retried every few seconds.
     async fn keys(&self, clients: &Clients) -> Result<Arc<Keys>, ApiError> {
-        let now_ms = gatehouse_kit::ids::now().timestamp_millis();
-        if let Some(keys) = self.fresh(now_ms) {
-            return Ok(keys);
+        let held = self.held();
+        if let Some(keys) = &held
+            && Instant::now() < keys.refresh_at
+        {
+            return Ok(keys.clone());
         }
-        let _one_at_a_time = self.refreshing.lock().await;
-        if let Some(keys) = self.fresh(now_ms) {
+        let _one_at_a_time = match (&held, self.refreshing.try_lock()) {
+            (_, Ok(guard)) => guard,
+            (Some(keys), Err(_)) if Instant::now() < keys.signs_until => return Ok(keys.clone()),
+            (_, Err(_)) => self.refreshing.lock().await,
+        };
+        if let Some(keys) = self.held()
+            && Instant::now() < keys.refresh_at
+        {
             return Ok(keys);
         }
         match self.fetch(clients).await {
-            Ok(keys) => {
-                let keys = Arc::new(keys);
-                *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = Some(keys.clone());
-                Ok(keys)
-            }
+            Ok(keys) => Ok(self.hold(keys)),
             Err(error) => match self.held() {
-                Some(stale) => {
+                Some(stale) if Instant::now() < stale.signs_until => {
                     tracing::warn!(
                         ?error,
                         "signing keys could not be refreshed: the key in hand signs on"
                     );
-                    let retry_ms = now_ms + RETRY_AFTER_FAILURE.as_millis() as i64;
-                    let kept = Arc::new(Keys {
+                    Ok(self.hold(Keys {
                         signer: stale.signer.clone(),
                         key_set_json: stale.key_set_json.clone(),
-                        refresh_at_ms: retry_ms,
-                    });
-                    *self.keys.lock().unwrap_or_else(PoisonError::into_inner) = Some(kept.clone());
-                    Ok(kept)
+                        refresh_at: Instant::now() + RETRY_AFTER_FAILURE,
+                        signs_until: stale.signs_until,
+                    }))
                 }
-                None => Err(error),
+                _ => Err(error),
             },
         }
     }
 
     async fn fetch(&self, clients: &Clients) -> Result<Keys, ApiError> {
+        let asked = Instant::now();
         let answer = clients
             .tokens
             .clone()
@@ -111,10 +123,12 @@ impl TokenSigner {
             .open(SEALING_CONTEXT, &current.sealed_private_key)
             .map_err(unusable)?;
         let signer = Signer::from_pkcs8(current.id, alg, &pkcs8).map_err(unusable)?;
+        let after = |ms: i64| asked + Duration::from_millis(ms.max(0).unsigned_abs());
         Ok(Keys {
             signer: Arc::new(signer),
             key_set_json: answer.key_set_json.into(),
-            refresh_at_ms: answer.refresh_at_unix_ms,
+            refresh_at: after(answer.refresh_in_ms),
+            signs_until: after(current.signs_for_ms),
         })
     }
 

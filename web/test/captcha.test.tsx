@@ -4,6 +4,7 @@ import { useImperativeHandle, type Ref } from "react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { client, ok, refused } from "./auth-client-mock";
 import { renderFresh } from "./render";
+import { coversEndpoint } from "@/components/auth/captcha/pattern";
 
 vi.mock("@/lib/auth-client", () => ({ authClient: client }));
 vi.mock("next/link", () => ({ default: ({ href, children }: { href: string; children: React.ReactNode }) => <a href={href}>{children}</a> }));
@@ -210,5 +211,28 @@ describe("the captcha on the guarded forms", () => {
     expect(client.signIn.username).toHaveBeenCalledWith(
       expect.objectContaining({ username: "ada.l", fetchOptions: { headers: { "x-captcha-response": "tok-1" } } }),
     );
+  });
+
+  it("reads the server's wildcard patterns: /sign-in/* guards a username sign-in too", async () => {
+    serve({ provider: "cloudflare-turnstile", siteKey: "site", endpoints: ["/sign-in/*"] });
+    client.signIn.username.mockReturnValue(ok());
+    renderFresh(<SignInForm onSignedIn={vi.fn()} signUpHref="/sign-up/" />);
+    await userEvent.type(screen.getByLabelText("Email or username"), "ada.l");
+    await userEvent.type(screen.getByLabelText("Password"), "correct horse");
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Complete the check above.");
+    expect(client.signIn.username).not.toHaveBeenCalled();
+  });
+});
+
+describe("the guarded-endpoint patterns", () => {
+  it("match exactly, or with * for any run of characters, as the gateway does", () => {
+    expect(coversEndpoint("/sign-in/email", "/sign-in/email")).toBe(true);
+    expect(coversEndpoint("/sign-in/email", "/sign-in/email/x")).toBe(false);
+    expect(coversEndpoint("/sign-in/*", "/sign-in/username")).toBe(true);
+    expect(coversEndpoint("/sign-in/*", "/sign-up/email")).toBe(false);
+    expect(coversEndpoint("/*/email", "/sign-up/email")).toBe(true);
+    expect(coversEndpoint("/*/email", "/sign-up/username")).toBe(false);
+    expect(coversEndpoint("*", "/anything")).toBe(true);
   });
 });

@@ -46,7 +46,7 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
             user: caller.user.into(),
         };
         let mut reply = Reply::json(&data);
-        super::token::auth_header(&state, &mut reply, &data.user).await?;
+        super::token::auth_header(&state, &mut reply, &data.user).await;
         return Ok(reply.no_store());
     }
     let Some(token) = session_cookies::token(&state, &meta) else {
@@ -71,7 +71,7 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
                     .map(|mut data| data["user"].take());
                 let mut reply = Reply::raw_json(body);
                 if let Some(user) = user {
-                    super::token::auth_header(&state, &mut reply, user).await?;
+                    super::token::auth_header(&state, &mut reply, user).await;
                 }
                 return Ok(reply.no_store());
             }
@@ -99,7 +99,7 @@ async fn get_session(State(state): State<AppState>, meta: RequestMeta) -> Result
         user: user.into(),
     };
     let mut reply = Reply::json(&data);
-    super::token::auth_header(&state, &mut reply, &data.user).await?;
+    super::token::auth_header(&state, &mut reply, &data.user).await;
     if expire_cache_cookie {
         reply.set_cookie(&state.cookies.expire(&names.session_data));
     }

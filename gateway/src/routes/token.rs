@@ -64,16 +64,20 @@ pub async fn user_token(state: &AppState, user: impl Serialize) -> Result<String
     state.token_signer.sign(&state.clients, &user).await
 }
 
-/// get-session's `set-auth-jwt` (when JWT_SET_AUTH_HEADER is on), exposed to browsers.
-pub async fn auth_header(
-    state: &AppState,
-    reply: &mut Reply,
-    user: impl Serialize,
-) -> Result<(), ApiError> {
+/// get-session's `set-auth-jwt` (when JWT_SET_AUTH_HEADER is on), exposed to browsers. A token
+/// that cannot be made (no key yet and the session service unreachable) leaves the header out:
+/// the session is still answered, and its refreshed cookies still set.
+pub async fn auth_header(state: &AppState, reply: &mut Reply, user: impl Serialize) {
     if !state.config.tokens.set_auth_header {
-        return Ok(());
+        return;
     }
-    let token = user_token(state, user).await?;
+    let token = match user_token(state, user).await {
+        Ok(token) => token,
+        Err(error) => {
+            tracing::warn!(?error, "get-session answered without set-auth-jwt");
+            return;
+        }
+    };
     let headers = reply.response.headers_mut();
     match HeaderValue::from_str(&token) {
         Ok(value) => {
@@ -85,5 +89,4 @@ pub async fn auth_header(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static("set-auth-jwt"),
     );
-    Ok(())
 }

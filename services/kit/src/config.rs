@@ -70,6 +70,13 @@ impl fmt::Display for SecretUrl {
 /// every link in a mail are built on.
 pub const DEFAULT_BASE_URL: &str = "http://localhost:3000";
 
+/// `JWT_EXPIRES_IN` when unset: seconds a user's signed token is valid (better-auth's 15
+/// minutes). The gateway signs with it; the session service keeps keys published at least as
+/// long.
+pub const DEFAULT_JWT_EXPIRES_IN: u64 = 15 * 60;
+/// The longest `JWT_EXPIRES_IN` accepted (a year).
+pub const MAX_JWT_EXPIRES_IN: u64 = 365 * 24 * 60 * 60;
+
 /// Where the gateway serves better-auth's routes, below `BASE_URL` (mailed links point here).
 pub const AUTH_BASE_PATH: &str = "/api/auth";
 

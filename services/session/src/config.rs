@@ -29,7 +29,8 @@ pub struct TokenSettings {
     /// `JWT_GRACE_PERIOD` (seconds, default 30 days): how long a key stays published after it
     /// stopped signing.
     pub grace_period: Duration,
-    /// `BASE_URL`: the tokens' issuer and audience.
+    /// `BASE_URL` (the gateway's: set it on the session service too): the tokens' issuer and
+    /// audience, which VerifyToken checks.
     pub issuer: String,
 }
 
@@ -43,6 +44,12 @@ struct TokenVariables {
     jwt_grace_period: u64,
     #[serde(default = "default_base_url")]
     base_url: String,
+    #[serde(default = "default_expires_in")]
+    jwt_expires_in: u64,
+}
+
+fn default_expires_in() -> u64 {
+    gatehouse_kit::config::DEFAULT_JWT_EXPIRES_IN
 }
 
 fn default_algorithm() -> String {
@@ -73,6 +80,17 @@ impl TokenSettings {
                 name: "JWT_ROTATION_INTERVAL".into(),
                 value: "0".into(),
                 reason: "a key must sign for at least a second".into(),
+            });
+        }
+        // A key must stay published while tokens it signed are valid.
+        if vars.jwt_grace_period < vars.jwt_expires_in {
+            return Err(ConfigError::Invalid {
+                name: "JWT_GRACE_PERIOD".into(),
+                value: vars.jwt_grace_period.to_string(),
+                reason: format!(
+                    "shorter than JWT_EXPIRES_IN ({} s): tokens signed just before a rotation would stop verifying before they expire",
+                    vars.jwt_expires_in
+                ),
             });
         }
         Ok(Self {

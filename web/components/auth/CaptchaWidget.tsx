@@ -2,6 +2,7 @@
 import { lazy, Suspense, useCallback, useId, useRef, useState, type ComponentType } from "react";
 import type { ApiError } from "@/lib/errors";
 import type { SubmitGuard } from "@/lib/useForm";
+import { coversEndpoint } from "./captcha/pattern";
 import type { CaptchaControls, ProviderWidgetProps } from "./captcha/types";
 import { useCaptchaConfig, type CaptchaConfig } from "./hooks";
 
@@ -46,7 +47,8 @@ export function useCaptcha(endpoints: readonly string[], target = endpoints[0]) 
   const controls = useRef<CaptchaControls | null>(null);
   const provider = data?.provider;
   const siteKey = data?.siteKey;
-  const listed = (endpoint: string | undefined) => endpoint !== undefined && data?.endpoints.includes(endpoint) === true;
+  const listed = (endpoint: string | undefined) =>
+    endpoint !== undefined && (data?.endpoints ?? []).some((pattern) => coversEndpoint(pattern, endpoint));
   const on = Boolean(provider && siteKey && endpoints.some(listed));
   const needed = on && listed(target);
 

@@ -28,7 +28,12 @@ fn kid(token: &str) -> String {
 
 #[tokio::test]
 async fn another_service_verifies_tokens_with_the_jwks_url_alone_across_a_rotation() {
-    let stack = Stack::start(&[("JWT_ROTATION_INTERVAL", "3"), ("JWT_GRACE_PERIOD", "60")]).await;
+    let stack = Stack::start(&[
+        ("JWT_ROTATION_INTERVAL", "3"),
+        ("JWT_GRACE_PERIOD", "60"),
+        ("JWT_EXPIRES_IN", "60"),
+    ])
+    .await;
     let signed_up = stack.sign_up(&unique_email()).await;
     let user_id = signed_up.json()["user"]["id"].as_str().unwrap().to_string();
     let cookie = signed_up.cookie_header();
@@ -100,4 +105,91 @@ async fn a_burst_for_one_user_costs_one_signature_until_the_user_changes() {
     )
     .unwrap();
     assert_eq!(claims["name"], "Renamed");
+}
+
+#[tokio::test]
+async fn set_auth_jwt_comes_with_every_kind_of_session() {
+    let stack = Stack::start(&[
+        ("JWT_SET_AUTH_HEADER", "true"),
+        ("COOKIE_CACHE_ENABLED", "true"),
+    ])
+    .await;
+    let signed_up = stack.sign_up(&unique_email()).await;
+    let user_id = signed_up.json()["user"]["id"].as_str().unwrap().to_string();
+    let keys = KeySet::new(
+        stack.url("/jwks").parse().unwrap(),
+        reqwest::Client::new(),
+        Settings::default(),
+    );
+    let expect = Expectations::new(stack.origin.clone(), stack.origin.clone());
+    let subject_of = |reply: &crate::common::Reply| {
+        let token = reply
+            .headers
+            .get("set-auth-jwt")
+            .and_then(|v| v.to_str().ok())
+            .expect("a set-auth-jwt header")
+            .to_string();
+        let exposed = reply
+            .headers
+            .get("access-control-expose-headers")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        assert!(exposed.contains("set-auth-jwt"), "{exposed}");
+        token
+    };
+
+    // The session service's answer (the session cookie alone), then the cookie cache's (the
+    // session_data cookie sign-up set beside it).
+    let cookie = signed_up.cookie_header();
+    assert!(cookie.contains("better-auth.session_data="), "{cookie}");
+    let token_only: String = cookie
+        .split("; ")
+        .filter(|c| c.starts_with("better-auth.session_token="))
+        .collect();
+    let from_service = stack.get("/get-session", Some(&token_only)).await;
+    let claims: Value = keys
+        .verify(&subject_of(&from_service), &expect)
+        .await
+        .unwrap();
+    assert_eq!(claims["sub"], user_id.as_str());
+    let from_cache = stack.get("/get-session", Some(&cookie)).await;
+    assert_eq!(from_cache.status, 200);
+    let claims: Value = keys
+        .verify(&subject_of(&from_cache), &expect)
+        .await
+        .unwrap();
+    assert_eq!(claims["sub"], user_id.as_str());
+
+    // An API key's session.
+    let created = stack
+        .post(
+            "/api-key/create",
+            serde_json::json!({"name": "ci"}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.text);
+    let key = created.json()["key"].as_str().unwrap().to_string();
+    let by_key = stack
+        .http
+        .get(stack.url("/get-session"))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .unwrap();
+    let by_key = crate::common::Reply::from(by_key).await;
+    let claims: Value = keys.verify(&subject_of(&by_key), &expect).await.unwrap();
+    assert_eq!(claims["sub"], user_id.as_str());
+
+    // Signed out: neither header.
+    let anonymous = stack.get("/get-session", None).await;
+    assert_eq!(anonymous.text, "null");
+    assert!(anonymous.headers.get("set-auth-jwt").is_none());
+    assert!(
+        anonymous
+            .headers
+            .get("access-control-expose-headers")
+            .is_none()
+    );
 }

@@ -27,14 +27,17 @@ impl TokenService for TokenGrpc {
     ) -> Result<Response<pb::GetSigningKeysResponse>, Status> {
         let loaded = self.keys.load().await?;
         let current = &loaded.current;
+        let now = gatehouse_kit::ids::now();
         Ok(Response::new(pb::GetSigningKeysResponse {
             current: Some(pb::SigningKey {
                 id: current.id.clone(),
                 alg: current.alg.as_str().to_string(),
                 sealed_private_key: self.sealing.seal(SEALING_CONTEXT, &current.pkcs8),
+                signs_for_ms: (current.expires_at - now).num_milliseconds().max(0),
             }),
             key_set_json: loaded.key_set_json.to_string(),
-            refresh_at_unix_ms: loaded.refresh_at.timestamp_millis(),
+            // At least a second: a key due this instant is replaced by the next call anyway.
+            refresh_in_ms: (loaded.refresh_at - now).num_milliseconds().max(1_000),
         }))
     }
 

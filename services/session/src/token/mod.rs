@@ -40,12 +40,22 @@ const RELOAD_EVERY: Duration = Duration::from_secs(60);
 const MINT_ATTEMPTS: usize = 3;
 
 /// The signing key in use.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CurrentKey {
     pub id: String,
     pub alg: SigningAlgorithm,
     pub pkcs8: Arc<[u8]>,
     pub expires_at: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for CurrentKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CurrentKey")
+            .field("id", &self.id)
+            .field("alg", &self.alg)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The keys as last read from the table.
@@ -142,31 +152,33 @@ impl SigningKeys {
         ))
     }
 
-    /// The newest record, when it still signs, is of the configured algorithm and opens.
+    /// The newest record that still signs, is of the configured algorithm and opens with the
+    /// configured secrets. A newer one this replica cannot open (another secret: a rollout, or
+    /// replicas without AUTH_SECRET) is passed over rather than succeeded, so replicas that
+    /// disagree do not mint keys against each other.
     fn usable_current(&self, records: &[KeyRecord], now: DateTime<Utc>) -> Option<CurrentKey> {
-        let newest = records.first()?;
-        if newest.expires_at <= now || newest.alg != self.settings.algorithm.as_str() {
-            return None;
-        }
-        let alg = newest.alg.parse().ok()?;
-        let pkcs8 = match self
-            .vault
-            .decrypt(PRIVATE_KEY_CONTEXT, &newest.private_key)
-            .map_err(|e| e.to_string())
-            .and_then(|encoded| STANDARD.decode(encoded).map_err(|e| e.to_string()))
-        {
-            Ok(pkcs8) => pkcs8,
-            Err(error) => {
-                tracing::error!(kid = %newest.id, %error, "the current signing key does not open with the configured auth secrets: minting the next one");
-                return None;
-            }
-        };
-        Some(CurrentKey {
-            id: newest.id.clone(),
-            alg,
-            pkcs8: pkcs8.into(),
-            expires_at: newest.expires_at,
-        })
+        records
+            .iter()
+            .filter(|r| r.expires_at > now && r.alg == self.settings.algorithm.as_str())
+            .find_map(|record| {
+                let opened = self
+                    .vault
+                    .decrypt(PRIVATE_KEY_CONTEXT, &record.private_key)
+                    .map_err(|e| e.to_string())
+                    .and_then(|encoded| STANDARD.decode(encoded).map_err(|e| e.to_string()));
+                match opened {
+                    Ok(pkcs8) => Some(CurrentKey {
+                        id: record.id.clone(),
+                        alg: self.settings.algorithm,
+                        pkcs8: pkcs8.into(),
+                        expires_at: record.expires_at,
+                    }),
+                    Err(error) => {
+                        tracing::error!(kid = %record.id, %error, "a signing key does not open with the configured auth secrets: passed over");
+                        None
+                    }
+                }
+            })
     }
 
     fn loaded_from(
@@ -176,8 +188,10 @@ impl SigningKeys {
         now: DateTime<Utc>,
     ) -> Result<Loaded, SessionError> {
         let grace = self.grace();
+        // Oldest first, as better-auth lists them.
         let published: Vec<Value> = records
             .iter()
+            .rev()
             .filter(|record| later(record.expires_at, grace) > now)
             .filter_map(|record| serde_json::from_str(&record.public_key).ok())
             .collect();

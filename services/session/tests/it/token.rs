@@ -124,6 +124,8 @@ async fn a_key_rotates_and_stays_published_for_its_grace_period(#[case] backend:
     let db = database.connect(&MIGRATIONS).await;
     let secrets = secrets(&[("AUTH_SECRET", OLD_SECRET)]);
     let keys = replica(&db, &secrets, settings(SigningAlgorithm::EdDSA, 2, 3));
+    // (A grace of 3 s: tokens here live 900 s, so the test signs them directly rather than
+    // through settings the service would refuse.)
     let (old_token, first_kid) = signed_by(&keys, 900).await;
 
     // Past the rotation interval: the next key signs, the first is still published.
@@ -133,7 +135,8 @@ async fn a_key_rotates_and_stays_published_for_its_grace_period(#[case] backend:
     let loaded = keys.load().await.unwrap();
     assert_eq!(
         published(&loaded.key_set_json),
-        vec![second_kid.clone(), first_kid.clone()]
+        vec![first_kid.clone(), second_kid.clone()],
+        "oldest first, as better-auth lists them"
     );
     assert_eq!(keys.verify(&old_token).await.unwrap()["sub"], "user-1");
     assert_eq!(keys.verify(&new_token).await.unwrap()["sub"], "user-1");
@@ -180,11 +183,22 @@ async fn a_rotated_auth_secret_keeps_the_key_and_a_replaced_one_mints_the_next(
 
     // The secret replaced outright: the key no longer opens, so the next one is minted (under
     // the new secret) while the old public key still verifies what it signed.
-    let replaced = replica(&db, &secrets(&[("AUTH_SECRET", NEW_SECRET)]), long);
+    let replaced = replica(&db, &secrets(&[("AUTH_SECRET", NEW_SECRET)]), long.clone());
     let loaded = replaced.load().await.unwrap();
     assert_ne!(loaded.current.id, kid);
     assert_eq!(published(&loaded.key_set_json).len(), 2);
     assert_eq!(replaced.verify(&token).await.unwrap()["sub"], "user-1");
+    assert_eq!(rows(&db).await, 2);
+
+    // Replicas that disagree on the secret (a rollout half done) each sign with the newest key
+    // they can open, rather than minting keys against each other every reload.
+    let still_old = replica(&db, &secrets(&[("AUTH_SECRET", OLD_SECRET)]), long.clone());
+    assert_eq!(still_old.load().await.unwrap().current.id, kid);
+    let still_new = replica(&db, &secrets(&[("AUTH_SECRET", NEW_SECRET)]), long);
+    assert_eq!(
+        still_new.load().await.unwrap().current.id,
+        loaded.current.id
+    );
     assert_eq!(rows(&db).await, 2);
 }
 
@@ -219,7 +233,7 @@ async fn a_change_of_algorithm_mints_a_key_of_the_new_kind(#[case] backend: Back
         .iter()
         .map(|k| k["alg"].as_str().unwrap())
         .collect();
-    assert_eq!(algs, vec!["RS256", "ES256", "EdDSA"]);
+    assert_eq!(algs, vec!["EdDSA", "ES256", "RS256"]);
     for token in tokens {
         assert_eq!(keys.verify(&token).await.unwrap()["sub"], "user-1");
     }
@@ -285,7 +299,11 @@ async fn the_grpc_service_hands_the_sealed_key_and_verifies_its_tokens() {
     let current = answer.current.unwrap();
     assert_eq!(current.alg, "EdDSA");
     assert!(published(&answer.key_set_json).contains(&current.id));
-    assert!(answer.refresh_at_unix_ms > chrono::Utc::now().timestamp_millis());
+    assert!((1_000..=60_000).contains(&answer.refresh_in_ms));
+    assert!(
+        current.signs_for_ms > 29 * 86_400_000,
+        "a fresh key signs for 30 days"
+    );
     let pkcs8 = SealingKey::from_service_token(&service_token)
         .open(token::grpc::SEALING_CONTEXT, &current.sealed_private_key)
         .expect("sealed with the service token's key");
