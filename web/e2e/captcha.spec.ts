@@ -112,6 +112,7 @@ test("sign-in by email sends the token; a refused sign-in resets the widget", as
   await signUpViaApi(request, user);
   await page.goto("/sign-in/");
   const check = page.getByRole("group", { name: "Security check" });
+  await expect(check.getByRole("button", { name: "Verify you are human" })).toBeVisible();
   await page.getByLabel("Email or username", { exact: true }).fill(user.email);
   await page.getByLabel("Password", { exact: true }).fill("not-the-password");
   await check.getByRole("button", { name: "Verify you are human" }).click();
@@ -156,6 +157,9 @@ test("keyboard only: Tab reaches the check, Enter passes it, and the form sends"
 
 test("the password reset request is guarded too", async ({ page }) => {
   await page.goto("/forgot-password/");
+  // The widget shows once the page has hydrated and read the settings: a click before that
+  // would be the static page's, not the app's.
+  await expect(page.getByRole("button", { name: "Verify you are human" })).toBeVisible();
   await page.getByLabel("Email", { exact: true }).fill(uniqueUser("captcha-reset").email);
   await page.getByRole("button", { name: "Send the link" }).click();
   await expect(page.getByRole("group", { name: "Security check" }).getByRole("alert")).toHaveText("Complete the check above.");
