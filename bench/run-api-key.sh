@@ -67,31 +67,11 @@ trap cleanup EXIT
 cmdlog() { echo "$*" >>"$OUT/commands.txt"; }
 
 # ---- tools
-command -v wrk >/dev/null || apt-get install -y wrk >/dev/null || die "wrk is missing (apt-get install -y wrk)"
-OHA="${OHA:-$(command -v oha || echo "$HOME/.cache/oha/bin/oha")}"
-if [ ! -x "$OHA" ]; then
-  log "cargo install oha --locked (once, a few minutes) into $HOME/.cache/oha"
-  cargo install oha --locked --root "$HOME/.cache/oha" >"$OUT/oha-install.log" 2>&1 ||
-    { tail -n 20 "$OUT/oha-install.log"; die "could not install oha"; }
-  OHA="$HOME/.cache/oha/bin/oha"
-fi
-for port in "$GH_PORT" "$REF_PORT"; do
-  ! curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/" || die "port $port is taken (GH_PORT/REF_PORT)"
-done
-if [ -z "${GATEHOUSE_BIN:-}" ]; then
-  log "cargo build --release --locked --bin gatehouse (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
-  cargo build --release --locked --bin gatehouse >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
-  GATEHOUSE_BIN="$CARGO_TARGET_DIR/release/gatehouse"
-fi
-[ -x "$GATEHOUSE_BIN" ] || die "no gatehouse binary at $GATEHOUSE_BIN"
-mkdir -p "$REF_CACHE"
-if [ ! -d "$REF_CACHE/node_modules/better-auth" ] || ! cmp -s "$REF_SRC/package-lock.json" "$REF_CACHE/package-lock.json"; then
-  log "npm ci of the reference server in $REF_CACHE"
-  tar -C "$REF_SRC" --exclude=./node_modules --exclude=./bench/results -cf - . | tar -C "$REF_CACHE" -xf -
-  chmod -R u+w "$REF_CACHE"
-  (cd "$REF_CACHE" && npm ci --no-audit --no-fund) >"$OUT/npm-ci.log" 2>&1 || { tail -n 30 "$OUT/npm-ci.log"; die "npm ci failed"; }
-fi
-cp bench/api-key-reference.mjs "$REF_CACHE/api-key-reference.mjs"
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+bench_tools "$GH_PORT" "$REF_PORT"
+gatehouse_binary
+reference_server
 
 if [ "$BENCH_NICE" != 0 ]; then
   renice -n "$BENCH_NICE" -p $$ >/dev/null 2>&1 || { log "could not renice to $BENCH_NICE; normal priority"; BENCH_NICE=0; }
@@ -113,19 +93,7 @@ fi
 } >"$OUT/env.txt"
 
 # ---- the two servers
-wait_for() { # url pid log
-  for _ in $(seq 1 600); do
-    curl -fs --max-time 2 "$1" >/dev/null 2>&1 && return 0
-    kill -0 "$2" 2>/dev/null || { tail -n 30 "$3" >&2; die "the server behind $1 exited"; }
-    sleep 0.1
-  done
-  tail -n 30 "$3" >&2
-  die "not ready after 60 s: $1"
-}
-# Every service's gRPC listener on a free loopback port (another stack may hold the defaults).
-service_listeners="$("$GATEHOUSE_BIN" parts --json | python3 -c \
-  'import json, sys; print(" ".join(p["listen_var"] + "=127.0.0.1:0" for p in json.load(sys.stdin) if p["url_var"]))')"
-[ -n "$service_listeners" ] || die "'gatehouse parts --json' listed no service listener"
+service_listeners="$(service_listeners)"
 data_dir="$work/gatehouse-data"
 mkdir -p "$data_dir"
 GH_ENV=(DATA_DIR="$data_dir" WEB_DIR= GATEWAY_LISTEN="127.0.0.1:$GH_PORT" BASE_URL="http://localhost:$GH_PORT"
