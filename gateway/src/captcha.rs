@@ -18,9 +18,6 @@ use crate::error::ApiError;
 pub const HEADER: &str = "x-captcha-response";
 /// A token longer than this is refused without asking the provider (theirs are about 2 KB).
 const MAX_TOKEN_BYTES: usize = 8 * 1024;
-/// Routes that answer under a second name (`routes/password_reset.rs`): a pattern that guards
-/// the name guards the alias too, or the alias would be the way around the check.
-const ALIASES: &[(&str, &str)] = &[("/forget-password", "/request-password-reset")];
 
 /// The check, with its HTTP client (connections to the provider are reused).
 pub struct Captcha {
@@ -60,17 +57,14 @@ impl Captcha {
         &self.settings
     }
 
-    /// Whether `path` (a route below `/api/auth`) is guarded, under its own name or the name
-    /// it is an alias of.
+    /// Whether `path` (a route below `/api/auth`) is guarded. A route registered as another's
+    /// alias ([`crate::policy::Policy::alias_of`]) is asked under both names, or the alias would
+    /// be the way around the check.
     pub fn guards(&self, path: &str) -> bool {
-        let canonical = ALIASES
-            .iter()
-            .find(|(alias, _)| *alias == path)
-            .map_or(path, |(_, name)| name);
         self.settings
             .endpoints
             .iter()
-            .any(|endpoint| matches_pattern(endpoint, path) || matches_pattern(endpoint, canonical))
+            .any(|endpoint| matches_pattern(endpoint, path))
     }
 
     /// Checks the request's token with the provider.

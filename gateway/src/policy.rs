@@ -27,12 +27,16 @@ pub enum OriginMode {
 pub struct Policy {
     pub rate: RateRule,
     pub origin: OriginMode,
+    /// The route this one is another name of (below `/api/auth`): checks that go by route
+    /// name, such as the captcha's endpoints, cover the alias too.
+    pub alias_of: Option<&'static str>,
 }
 
 impl Policy {
     pub const DEFAULT: Policy = Policy {
         rate: RateRule::Default,
         origin: OriginMode::Cookies,
+        alias_of: None,
     };
 
     pub const fn rate(self, rate: RateRule) -> Self {
@@ -42,6 +46,13 @@ impl Policy {
     pub const fn form_login(self) -> Self {
         Policy {
             origin: OriginMode::FormLogin,
+            ..self
+        }
+    }
+
+    pub const fn alias_of(self, path: &'static str) -> Self {
+        Policy {
+            alias_of: Some(path),
             ..self
         }
     }
@@ -78,7 +89,7 @@ pub async fn guard(policy: Policy, mut request: Request, next: Next) -> Response
             .map(|matched| matched.as_str())
             .unwrap_or_default();
         let path = path.strip_prefix(crate::BASE_PATH).unwrap_or(path);
-        if captcha.guards(path)
+        if (captcha.guards(path) || policy.alias_of.is_some_and(|name| captcha.guards(name)))
             && let Err(refusal) = captcha.check(request.headers(), client_of(&request)).await
         {
             return refusal.into_response();

@@ -22,7 +22,10 @@ pub fn router() -> Group {
     let mails = Policy::DEFAULT.rate(RateRule::Email);
     Group::new()
         .route(route!(request_password_reset), mails)
-        .route(route!(forget_password), mails)
+        .route(
+            route!(forget_password),
+            mails.alias_of("/request-password-reset"),
+        )
         .route(route!(reset_password_link), Policy::DEFAULT)
         .route(route!(reset_password), Policy::DEFAULT)
 }
