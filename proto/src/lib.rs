@@ -94,6 +94,7 @@ pub mod events {
         v1::BillingDeliveryDue => "billing.delivery-due",
         v1::ApiKeyCreated => "api-key.created",
         v1::ApiKeyRevoked => "api-key.revoked",
+        v1::UserTwoFactorChanged => "user.two-factor-changed",
     }
 
     /// Topics whose payload carries a secret (a mailed link's token): sealed in the outbox,

@@ -15,6 +15,7 @@ pub mod billing;
 pub mod captcha;
 pub mod organization;
 mod service;
+pub mod two_factor;
 pub mod username;
 
 pub use service::ServiceError;
@@ -313,7 +314,8 @@ mod tests {
     fn every_code_travels_whole_through_a_grpc_status() {
         let all = base::ALL.iter().chain(username::ALL).chain(admin::ALL);
         let all = all.chain(organization::ALL).chain(api_key::ALL);
-        for &code in all.chain(billing::ALL).chain(captcha::ALL) {
+        let all = all.chain(billing::ALL).chain(captcha::ALL);
+        for &code in all.chain(two_factor::ALL) {
             let back = Failure::from_status(&Status::from(code));
             assert_eq!(back, Failure::from(code), "{}", code.code());
         }

@@ -82,6 +82,8 @@ impl MailRequests {
             Ok(MailKind::EndpointDisabled) => Kind::EndpointDisabled,
             Ok(MailKind::PasswordSetByAdmin) => Kind::PasswordSetByAdmin,
             Ok(MailKind::EmailChangedByAdmin) => Kind::EmailChangedByAdmin,
+            Ok(MailKind::TwoFactorCode) => Kind::TwoFactorCode,
+            Ok(MailKind::TwoFactorResetByAdmin) => Kind::TwoFactorResetByAdmin,
             Ok(MailKind::Unspecified) | Err(_) => return Err(RequestError::Kind(request.kind)),
         };
         if request.to.trim().is_empty() {

@@ -36,6 +36,10 @@ pub struct Mail {
     pub heading: String,
     pub intro: String,
     pub action: String,
+    /// Says how long it works in place of `common.expires` (a code mail's is about the code,
+    /// not the link); only for a kind whose link expires.
+    #[serde(default)]
+    pub expires: Option<String>,
     pub ignore: String,
 }
 
@@ -113,6 +117,16 @@ impl Locale {
             .find(|k| !Kind::ALL.iter().any(|kind| kind.key() == k.as_str()))
         {
             return Err(invalid(format!("sentences for an unknown mail {extra}")));
+        }
+        // A mail whose link never expires never says so: its own sentence would be dead text.
+        if let Some(kind) = Kind::ALL
+            .into_iter()
+            .find(|kind| !kind.link_expires() && locale.mails[kind.key()].expires.is_some())
+        {
+            return Err(invalid(format!(
+                "{} never expires but has an expires sentence",
+                kind.key()
+            )));
         }
         let forms = locale.plural.forms();
         if locale.units.minute.len() != forms || locale.units.hour.len() != forms {

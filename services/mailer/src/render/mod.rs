@@ -3,7 +3,9 @@
 //! catalogue per language (`locales/<tag>.json`) holding every mail's sentences. Placeholders
 //! in a sentence (`{name}`, `{email}`, `{new_email}`, `{expires}`, `{organization}`,
 //! `{inviter}`, `{url}`) are filled before the
-//! template runs, so a translator can put them where their language needs them.
+//! template runs, so a translator can put them where their language needs them. A one-time
+//! code is no placeholder: the templates show it on its own, so no sentence (a subject shows
+//! on lock screens) can carry it.
 
 mod locale;
 
@@ -32,10 +34,15 @@ pub enum Kind {
     /// An admin moved the recipient's account to another address (`new_email`); sent to the
     /// old one. They were signed out everywhere.
     EmailChangedByAdmin,
+    /// A sign-in's second factor: the one-time `code` is the point of the mail; its link goes
+    /// to the page where the code is typed.
+    TwoFactorCode,
+    /// An admin turned the recipient's second factor off; they were signed out everywhere.
+    TwoFactorResetByAdmin,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::VerifyEmail,
         Kind::ResetPassword,
         Kind::ConfirmEmailChange,
@@ -44,14 +51,24 @@ impl Kind {
         Kind::EndpointDisabled,
         Kind::PasswordSetByAdmin,
         Kind::EmailChangedByAdmin,
+        Kind::TwoFactorCode,
+        Kind::TwoFactorResetByAdmin,
     ];
 
     /// Whether its link stops working (the mail then says when).
     pub const fn link_expires(self) -> bool {
         !matches!(
             self,
-            Kind::EndpointDisabled | Kind::PasswordSetByAdmin | Kind::EmailChangedByAdmin
+            Kind::EndpointDisabled
+                | Kind::PasswordSetByAdmin
+                | Kind::EmailChangedByAdmin
+                | Kind::TwoFactorResetByAdmin
         )
+    }
+
+    /// Whether it shows a one-time code (the `code` param, which it then needs).
+    pub const fn shows_code(self) -> bool {
+        matches!(self, Kind::TwoFactorCode)
     }
 
     /// The kind's key in the catalogues and its name in the mail log.
@@ -65,6 +82,8 @@ impl Kind {
             Kind::EndpointDisabled => "endpoint-disabled",
             Kind::PasswordSetByAdmin => "password-set-by-admin",
             Kind::EmailChangedByAdmin => "email-changed-by-admin",
+            Kind::TwoFactorCode => "two-factor-code",
+            Kind::TwoFactorResetByAdmin => "two-factor-reset-by-admin",
         }
     }
 }
@@ -82,7 +101,8 @@ pub struct Content {
     pub link: url::Url,
     /// How long the link works.
     pub expires_in: Duration,
-    /// More placeholders a kind's sentences use (`new_email`).
+    /// More placeholders a kind's sentences use (`new_email`), and the `code` a kind that
+    /// shows one needs.
     pub params: BTreeMap<String, String>,
 }
 
@@ -102,7 +122,13 @@ pub enum RenderError {
     },
     #[error("template: {0}")]
     Template(#[from] minijinja::Error),
+    /// The kind needs this param (a code mail its `code`), and it is missing or blank.
+    #[error("no {0} for this mail")]
+    MissingParam(&'static str),
 }
+
+/// The param holding the one-time code of a kind that [shows one](Kind::shows_code).
+const CODE: &str = "code";
 
 /// The sentences of one mail, placeholders filled: what the templates show.
 #[derive(Serialize)]
@@ -150,9 +176,22 @@ impl Templates {
                 reason: "not loaded".into(),
             })?;
         let mail = locale.mail(content.kind);
+        // Empty for a kind that shows no code (the templates leave the box out).
+        let code = if content.kind.shows_code() {
+            content
+                .params
+                .get(CODE)
+                .map(String::as_str)
+                .filter(|code| !code.trim().is_empty())
+                .ok_or(RenderError::MissingParam(CODE))?
+        } else {
+            ""
+        };
+        // The code never fills a sentence: `{code}` in a subject would put it on lock screens.
         let mut values: BTreeMap<&str, String> = content
             .params
             .iter()
+            .filter(|(k, _)| k.as_str() != CODE)
             .map(|(k, v)| (k.as_str(), v.clone()))
             .collect();
         values.insert("name", content.name.clone());
@@ -165,8 +204,9 @@ impl Templates {
             greeting: fill(&locale.common.greeting),
             intro: fill(&mail.intro),
             action: fill(&mail.action),
+            // A mail may say it its own way (the code mail's is about the code, not the link).
             expires: if content.kind.link_expires() {
-                fill(&locale.common.expires)
+                fill(mail.expires.as_deref().unwrap_or(&locale.common.expires))
             } else {
                 String::new()
             },
@@ -177,6 +217,7 @@ impl Templates {
         let context = minijinja::context! {
             lang => content.language.tag(),
             link => content.link.as_str(),
+            code => code,
             s => minijinja::Value::from(minijinja::value::Serde(&sentences)),
         };
         Ok(Rendered {

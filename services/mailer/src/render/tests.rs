@@ -1,5 +1,8 @@
 use super::*;
 
+/// The one-time code [`content`] carries (a leading zero: a code is text, not a number).
+const SIGN_IN_CODE: &str = "042917";
+
 fn content(kind: Kind, language: Language, name: &str) -> Content {
     Content {
         kind,
@@ -19,6 +22,7 @@ fn content(kind: Kind, language: Language, name: &str) -> Content {
                 "url".to_string(),
                 "https://hooks.example.com/in".to_string(),
             ),
+            ("code".to_string(), SIGN_IN_CODE.to_string()),
         ]),
     }
 }
@@ -38,6 +42,7 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
         })
         .collect();
     for language in Language::ALL {
+        let locale = Locale::load(language).unwrap();
         for kind in Kind::ALL {
             let mail = templates
                 .render(&content(kind, language, "Ada Lovelace"))
@@ -61,13 +66,28 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
                     .contains(&format!("<html lang=\"{}\">", language.tag())),
                 "{what}"
             );
-            // Every placeholder was filled.
+            // Every placeholder was filled (a `{code}` would not be: the code fills no sentence).
             for part in [&mail.subject, &mail.text, &mail.html] {
                 assert!(
                     !part.contains('{') && !part.contains('}'),
                     "{what}: placeholder left in {part}"
                 );
             }
+            // Only a code mail shows the code, in both formats, and never in its subject.
+            assert_eq!(
+                mail.text.contains(SIGN_IN_CODE),
+                kind.shows_code(),
+                "{what}: text"
+            );
+            assert_eq!(
+                mail.html.contains(SIGN_IN_CODE),
+                kind.shows_code(),
+                "{what}: html"
+            );
+            assert!(
+                !mail.subject.contains(SIGN_IN_CODE),
+                "{what}: the code is in the subject"
+            );
             if kind == Kind::ConfirmEmailChange {
                 assert!(
                     mail.text.contains("new@example.com"),
@@ -99,7 +119,15 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
                     "{what}: the old and the new address are not both named"
                 );
             }
-            // The line saying how long the link works, only where it stops working.
+            // A sign-in's code and an admin's reset of the second factor name the account.
+            if matches!(kind, Kind::TwoFactorCode | Kind::TwoFactorResetByAdmin) {
+                assert!(
+                    mail.text.contains("ada@example.com"),
+                    "{what}: the account is not named"
+                );
+            }
+            // The line saying how long the link works, only where it stops working; a mail with
+            // a sentence of its own (the code mail's) says that one instead.
             let expiry = templates
                 .render(&content(Kind::VerifyEmail, language, "Ada Lovelace"))
                 .unwrap();
@@ -108,9 +136,19 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
                 .lines()
                 .find(|line| line.contains(&mail_duration(language)))
                 .map(str::to_string);
+            let own_expiry = locale.mail(kind).expires.is_some();
             if let Some(line) = says_expiry {
-                assert_eq!(mail.text.contains(&line), kind.link_expires(), "{what}");
+                assert_eq!(
+                    mail.text.contains(&line),
+                    kind.link_expires() && !own_expiry,
+                    "{what}"
+                );
             }
+            assert_eq!(
+                mail.text.contains(&mail_duration(language)),
+                kind.link_expires(),
+                "{what}: how long it works"
+            );
             if kind == Kind::VerifyEmail {
                 assert!(
                     mail.text.contains("ada@example.com"),
@@ -149,6 +187,97 @@ fn a_name_is_text_never_markup_nor_a_placeholder() {
         "{}",
         mail.text
     );
+}
+
+#[test]
+fn a_code_mail_shows_the_code_before_the_button_and_says_how_long_the_code_works() {
+    let templates = Templates::new().unwrap();
+    let link = "https://auth.example.com/api/auth/verify-email";
+    for language in Language::ALL {
+        let what = language.tag();
+        let locale = Locale::load(language).unwrap();
+        let mail = templates
+            .render(&content(Kind::TwoFactorCode, language, "Ada Lovelace"))
+            .unwrap();
+        // A line of its own in the text, the box in the HTML: both before the link.
+        assert!(
+            mail.text.lines().any(|line| line == SIGN_IN_CODE),
+            "{what}: {}",
+            mail.text
+        );
+        assert!(
+            mail.text.find(SIGN_IN_CODE).unwrap() < mail.text.find(link).unwrap(),
+            "{what}: the code comes after the link"
+        );
+        let code_box = format!(">{SIGN_IN_CODE}</p>");
+        assert!(mail.html.contains(&code_box), "{what}: {}", mail.html);
+        assert!(
+            mail.html.find(&code_box).unwrap() < mail.html.find(link).unwrap(),
+            "{what}: the code comes after the button"
+        );
+        // Its own sentence, about the code; not the shared one, about the link.
+        let own = locale
+            .mail(Kind::TwoFactorCode)
+            .expires
+            .as_deref()
+            .unwrap_or_else(|| panic!("{what}: no expires sentence of its own"))
+            .replace("{expires}", &mail_duration(language));
+        assert!(
+            mail.text.lines().any(|line| line == own),
+            "{what}: {}",
+            mail.text
+        );
+        let shared = locale
+            .common
+            .expires
+            .replace("{expires}", &mail_duration(language));
+        assert!(!mail.text.contains(&shared), "{what}: the link's expiry");
+    }
+}
+
+#[test]
+fn a_code_is_text_never_markup() {
+    let templates = Templates::new().unwrap();
+    let mut request = content(Kind::TwoFactorCode, Language::English, "Ada Lovelace");
+    request
+        .params
+        .insert("code".to_string(), "<b>42</b>&".to_string());
+    let mail = templates.render(&request).unwrap();
+    assert!(
+        mail.html.contains("&lt;b&gt;42&lt;/b&gt;&amp;"),
+        "{}",
+        mail.html
+    );
+    assert!(!mail.html.contains("<b>42"));
+    // Plain text stays plain: no HTML escaping there.
+    assert!(
+        mail.text.lines().any(|line| line == "<b>42</b>&"),
+        "{}",
+        mail.text
+    );
+}
+
+#[test]
+fn a_code_mail_without_its_code_is_a_render_error() {
+    let templates = Templates::new().unwrap();
+    for code in [None, Some(""), Some("  ")] {
+        let mut request = content(Kind::TwoFactorCode, Language::English, "Ada Lovelace");
+        request.params.remove("code");
+        if let Some(code) = code {
+            request.params.insert("code".to_string(), code.to_string());
+        }
+        assert!(
+            matches!(
+                templates.render(&request),
+                Err(RenderError::MissingParam("code"))
+            ),
+            "{code:?}"
+        );
+    }
+    // A mail that shows no code needs none.
+    let mut request = content(Kind::VerifyEmail, Language::English, "Ada Lovelace");
+    request.params.remove("code");
+    assert!(templates.render(&request).is_ok());
 }
 
 #[test]
