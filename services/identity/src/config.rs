@@ -92,6 +92,20 @@ pub struct IdentityConfig {
     /// `API_KEY_METADATA` (default true): owners may attach JSON metadata to their keys.
     #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub api_key_metadata: bool,
+    /// `TWO_FACTOR_ISSUER` (default `Gatehouse`): the name authenticator apps show for the
+    /// account.
+    pub two_factor_issuer: String,
+    /// `TWO_FACTOR_CHALLENGE_EXPIRES_IN` (default 600): seconds a sign-in waits for its
+    /// second factor (the two-factor cookie's lifetime).
+    pub two_factor_challenge_expires_in: u64,
+    /// `TWO_FACTOR_TRUST_DEVICE_MAX_AGE` (default 2592000, 30 days): seconds a trusted browser
+    /// skips the second factor, renewed at each sign-in.
+    pub two_factor_trust_device_max_age: u64,
+    /// `TWO_FACTOR_OTP_EXPIRES_IN` (default 180): seconds a mailed code works.
+    pub two_factor_otp_expires_in: u64,
+    /// `TWO_FACTOR_ALLOWED_ATTEMPTS` (default 5): wrong codes a pending sign-in (or a mailed
+    /// code) takes before it is used up.
+    pub two_factor_allowed_attempts: u32,
 }
 
 impl Default for IdentityConfig {
@@ -99,6 +113,7 @@ impl Default for IdentityConfig {
         // The lengths' defaults are kit's, which the gateway documents.
         let lengths = gatehouse_kit::config::CredentialRules::default();
         let defaults = crate::api_key::Settings::default();
+        let two_factor = crate::two_factor::Settings::default();
         Self {
             hash_pool_size: std::thread::available_parallelism().map_or(2, |n| n.get()),
             hash_queue_limit: None,
@@ -133,6 +148,11 @@ impl Default for IdentityConfig {
             api_key_rate_limit_window_ms: defaults.rate_limit_window_ms,
             api_key_rate_limit_max: defaults.rate_limit_max,
             api_key_metadata: defaults.metadata,
+            two_factor_issuer: two_factor.issuer,
+            two_factor_challenge_expires_in: two_factor.challenge_lifetime.as_secs(),
+            two_factor_trust_device_max_age: two_factor.trust_device_lifetime.as_secs(),
+            two_factor_otp_expires_in: two_factor.otp_lifetime.as_secs(),
+            two_factor_allowed_attempts: two_factor.allowed_attempts as u32,
         }
     }
 }
@@ -156,6 +176,17 @@ impl IdentityConfig {
             rate_limit_max: self.api_key_rate_limit_max.max(1),
             metadata: self.api_key_metadata,
             ..Default::default()
+        }
+    }
+
+    pub fn two_factor_settings(&self) -> crate::two_factor::Settings {
+        use std::time::Duration;
+        crate::two_factor::Settings {
+            issuer: self.two_factor_issuer.clone(),
+            challenge_lifetime: Duration::from_secs(self.two_factor_challenge_expires_in.max(1)),
+            trust_device_lifetime: Duration::from_secs(self.two_factor_trust_device_max_age.max(1)),
+            otp_lifetime: Duration::from_secs(self.two_factor_otp_expires_in.max(1)),
+            allowed_attempts: self.two_factor_allowed_attempts.clamp(1, 1000) as i32,
         }
     }
 

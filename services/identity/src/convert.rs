@@ -22,6 +22,7 @@ impl From<User> for pb::User {
             ban_reason: user.ban_reason,
             ban_expires_unix_ms: user.ban_expires.map(|t| t.timestamp_millis()),
             language: user.language,
+            two_factor_enabled: user.two_factor_enabled,
         }
     }
 }

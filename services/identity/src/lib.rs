@@ -2,7 +2,7 @@
 //! capability, each matching a proto service and a gateway route group of the same name:
 //! `user/` (UserService), `email_password/` (EmailPasswordService), `account/`
 //! (AccountService), `username/` (UsernameService), `admin/` (AdminService), `social/`
-//! (SocialService), `api_key/` (ApiKeyService). `password` is the hashing pool they share;
+//! (SocialService), `api_key/` (ApiKeyService), `two_factor/` (TwoFactorService). `password` is the hashing pool they share;
 //! `convert` the one place domain types become proto messages.
 
 pub mod account;
@@ -16,6 +16,7 @@ pub mod error;
 pub mod password;
 pub mod password_reset;
 pub mod social;
+pub mod two_factor;
 pub mod user;
 pub mod username;
 pub mod verification;
@@ -88,8 +89,12 @@ async fn start(
     let providers = social::config::providers(&context.env)?;
     let secrets = match AuthSecrets::from_env(&context.env)? {
         Some(secrets) => secrets,
-        // Without providers no token is ever written: a key of this run's own serves.
+        // Without providers no token is ever written, but two-factor secrets may be: they
+        // would not open after a restart. Standalone always has a secret; this is a test rig.
         None if providers.is_empty() => {
+            tracing::warn!(
+                "AUTH_SECRET is not set: two-factor secrets are encrypted with a key of this run only"
+            );
             AuthSecrets::single(gatehouse_kit::ids::random_alphanumeric(48).into())?
         }
         None => AuthSecrets::required(
@@ -98,6 +103,16 @@ async fn start(
              derived from it (the same secret as the gateway's)",
         )?,
     };
+    let two_factor = two_factor::TwoFactor::new(
+        db.clone(),
+        secrets.vault(two_factor::VAULT_PURPOSE),
+        rules.clone(),
+        config.two_factor_settings(),
+    )
+    .with_throttle(email_password::throttle::SignInThrottle::new(
+        context.cache.clone(),
+        config.throttle_rules(),
+    ));
     let social = social::Social::new(
         db.clone(),
         providers,
@@ -130,7 +145,8 @@ async fn start(
         .serve(admin::grpc::server(admin))
         .serve(email_verification::grpc::server(verification))
         .serve(password_reset::grpc::server(resets))
-        .serve(social::grpc::server(social)))
+        .serve(social::grpc::server(social))
+        .serve(two_factor::grpc::server(two_factor)))
 }
 
 /// Expired links are kept a day (a click answers `TOKEN_EXPIRED` rather than `INVALID_TOKEN`),
@@ -149,6 +165,14 @@ fn spawn_link_sweeper(db: gatehouse_kit::db::Db, shutdown: CancellationToken) {
                 Ok(0) => {}
                 Ok(count) => tracing::info!(count, "deleted expired API keys"),
                 Err(error) => tracing::warn!(%error, "expired API key sweep failed"),
+            }
+            match two_factor::store::delete_expired(&db, gatehouse_kit::ids::now()).await {
+                Ok(0) => {}
+                Ok(count) => tracing::info!(
+                    count,
+                    "deleted expired two-factor challenges, codes and trusted devices"
+                ),
+                Err(error) => tracing::warn!(%error, "expired two-factor sweep failed"),
             }
             // Abandoned social sign-ins are of no use once expired.
             if let Err(error) =

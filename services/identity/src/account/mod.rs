@@ -235,7 +235,7 @@ impl Accounts {
             return Err(base::INVALID_PASSWORD.into());
         }
         let hash = hasher.hash(new).await?;
-        credentials::set_password_hash(&self.db, &account_row_id, &hash).await?;
+        credentials::change_password_hash(&self.db, user_id, &account_row_id, &hash).await?;
         tracing::info!(user_id, "password changed");
         // The caller may start a new session with it (revokeOtherSessions): not when banned.
         self.credentials.admit_banned(credential.user).await

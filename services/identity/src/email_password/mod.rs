@@ -299,6 +299,28 @@ impl EmailPassword {
         self.admit_banned(user).await
     }
 
+    /// Proves `password` is the user's own, where a route asks for it again (the two-factor
+    /// routes): `INVALID_PASSWORD` when it is not or the user has none, after one hash
+    /// verification either way.
+    pub async fn check_password(&self, user_id: &str, password: &str) -> Result<(), IdentityError> {
+        if password.chars().count() > self.max_password {
+            return Err(base::PASSWORD_TOO_LONG.into());
+        }
+        let stored = store::credential_of(&self.db, user_id)
+            .await?
+            .and_then(|c| c.password_hash);
+        let Some(stored) = stored else {
+            self.hasher
+                .verify_dummy_within(password, usize::MAX)
+                .await?;
+            return Err(base::INVALID_PASSWORD.into());
+        };
+        if !self.hasher.verify(password, &stored).await?.valid {
+            return Err(base::INVALID_PASSWORD.into());
+        }
+        Ok(())
+    }
+
     /// The per-account throttle's verdict for `throttle_key`, before any hash is queued.
     pub(crate) async fn admit_attempt(
         &self,

@@ -272,5 +272,26 @@ pub async fn set_credential(
         .execute(&mut *tx)
         .await?;
     }
+    // A new password ends the trust of every browser (two-factor plugin).
+    crate::two_factor::store::forget_devices(tx, user_id).await?;
     Ok(())
+}
+
+/// A user's change of their own password: the credential's hash replaced and their trusted
+/// browsers forgotten, atomically.
+pub async fn change_password_hash(
+    db: &Db,
+    user_id: &str,
+    account_row_id: &str,
+    password_hash: &str,
+) -> Result<(), DbError> {
+    let mut tx = db.begin().await?;
+    query("UPDATE accounts SET password = $1, updated_at = $2 WHERE id = $3")
+        .bind(password_hash)
+        .bind(ids::now())
+        .bind(account_row_id)
+        .execute(&mut tx)
+        .await?;
+    crate::two_factor::store::forget_devices(&mut tx, user_id).await?;
+    tx.commit().await
 }

@@ -35,10 +35,12 @@ pub struct User {
     pub ban_expires: Option<DateTime<Utc>>,
     /// The platform's code of the language the user's mails are written in.
     pub language: i32,
+    /// Two-factor plugin: sign-ins ask for a second factor.
+    pub two_factor_enabled: bool,
 }
 
 /// The columns a user is read from, in the order every user query selects them.
-pub(crate) const COLUMNS: [&str; 14] = [
+pub(crate) const COLUMNS: [&str; 15] = [
     "id",
     "name",
     "email",
@@ -53,6 +55,7 @@ pub(crate) const COLUMNS: [&str; 14] = [
     "ban_reason",
     "ban_expires",
     "language",
+    "two_factor_enabled",
 ];
 
 /// By position, not by name: a page of users is 1,300 values, and finding each by its name
@@ -95,6 +98,7 @@ where
             ban_reason: row.try_get(11)?,
             ban_expires: row.try_get(12)?,
             language: row.try_get(13)?,
+            two_factor_enabled: row.try_get(14)?,
         })
     }
 }
@@ -134,6 +138,7 @@ impl User {
             ban_reason: None,
             ban_expires: None,
             language: gatehouse_kit::language::Language::DEFAULT.code(),
+            two_factor_enabled: false,
         }
     }
 }

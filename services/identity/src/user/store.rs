@@ -14,7 +14,7 @@ use super::User;
 macro_rules! user_columns {
     () => {
         "users.id, users.name, users.email, users.email_verified, users.image, users.created_at, users.updated_at, \
-         users.username, users.display_username, users.role, users.banned, users.ban_reason, users.ban_expires, users.language"
+         users.username, users.display_username, users.role, users.banned, users.ban_reason, users.ban_expires, users.language, users.two_factor_enabled"
     };
 }
 
@@ -64,7 +64,10 @@ pub async fn find_by_email(db: &Db, email: &str) -> Result<Option<User>, DbError
 /// ends: now, or a millisecond past the stored one when now is not later (two changes in one
 /// millisecond, a replica whose clock is behind). It is `user.updated`'s version, so it must
 /// grow with every change. `None` when there is no such user.
-async fn next_updated_at(tx: &mut Tx, user_id: &str) -> Result<Option<DateTime<Utc>>, DbError> {
+pub(crate) async fn next_updated_at(
+    tx: &mut Tx,
+    user_id: &str,
+) -> Result<Option<DateTime<Utc>>, DbError> {
     let previous: Option<(DateTime<Utc>,)> =
         query("UPDATE users SET updated_at = updated_at WHERE id = $1 RETURNING updated_at")
             .bind(user_id)
@@ -74,7 +77,7 @@ async fn next_updated_at(tx: &mut Tx, user_id: &str) -> Result<Option<DateTime<U
 }
 
 /// The user as the transaction sees them, and `user.updated` with that snapshot.
-async fn announce(tx: &mut Tx, user_id: &str) -> Result<User, DbError> {
+pub(crate) async fn announce(tx: &mut Tx, user_id: &str) -> Result<User, DbError> {
     const SQL: &str = concat!(
         "SELECT ",
         user_columns!(),
