@@ -18,6 +18,7 @@ use gatehouse_proto::identity::v1::email_password_service_client::EmailPasswordS
 use gatehouse_proto::identity::v1::email_verification_service_client::EmailVerificationServiceClient;
 use gatehouse_proto::identity::v1::password_reset_service_client::PasswordResetServiceClient;
 use gatehouse_proto::identity::v1::social_service_client::SocialServiceClient;
+use gatehouse_proto::identity::v1::two_factor_service_client::TwoFactorServiceClient;
 use gatehouse_proto::identity::v1::username_service_client::UsernameServiceClient;
 use gatehouse_proto::mailer::v1::mailbox_service_client::MailboxServiceClient;
 use gatehouse_proto::organization::v1::invitation_service_client::InvitationServiceClient;
@@ -67,6 +68,7 @@ pub struct Clients {
     pub password_reset: PasswordResetServiceClient<ServiceChannel>,
     pub social: SocialServiceClient<ServiceChannel>,
     pub api_keys: ApiKeyServiceClient<ServiceChannel>,
+    pub two_factor: TwoFactorServiceClient<ServiceChannel>,
     // session
     pub sessions: SessionServiceClient<ServiceChannel>,
     pub tokens: TokenServiceClient<ServiceChannel>,
@@ -103,7 +105,8 @@ impl Clients {
             email_verification: EmailVerificationServiceClient::new(identity.clone()),
             password_reset: PasswordResetServiceClient::new(identity.clone()),
             social: SocialServiceClient::new(identity.clone()),
-            api_keys: ApiKeyServiceClient::new(identity),
+            api_keys: ApiKeyServiceClient::new(identity.clone()),
+            two_factor: TwoFactorServiceClient::new(identity),
             sessions: SessionServiceClient::new(session.clone()),
             tokens: TokenServiceClient::new(session),
             mailbox: MailboxServiceClient::new(mailer),

@@ -179,6 +179,7 @@ mod tests {
                 ban_reason: None,
                 ban_expires: None,
                 language: 3,
+                two_factor_enabled: false,
             },
         }
     }

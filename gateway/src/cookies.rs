@@ -100,6 +100,9 @@ pub struct CookieNames {
     pub admin_session: String,
     /// A social sign-in's state, signed, for the provider's callback (5 minutes).
     pub state: String,
+    /// Two-factor plugin: a pending sign-in's challenge, and a trusted browser's mark.
+    pub two_factor: String,
+    pub trust_device: String,
 }
 
 /// Builds `Set-Cookie` values in better-auth's attribute order:
@@ -123,6 +126,8 @@ impl CookieJar {
                 dont_remember: name("dont_remember"),
                 admin_session: name("admin_session"),
                 state: name("state"),
+                two_factor: name("two_factor"),
+                trust_device: name("trust_device"),
             },
             secure: settings.secure,
         }

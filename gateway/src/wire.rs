@@ -30,6 +30,9 @@ pub struct User {
     /// The platform's code of the language the user's mails are written in (ENG 3 unless
     /// chosen; RUS 0, UKR 1, SPA 4, GERMAN 6, POL 15, FRA 16, TURKEY 82).
     pub language: i32,
+    /// Two-factor plugin: sign-ins ask for a second factor.
+    #[serde(default)]
+    pub two_factor_enabled: bool,
 }
 
 impl From<identity_pb::User> for User {
@@ -49,6 +52,7 @@ impl From<identity_pb::User> for User {
             ban_reason: user.ban_reason,
             ban_expires: user.ban_expires_unix_ms.map(iso),
             language: user.language,
+            two_factor_enabled: user.two_factor_enabled,
         }
     }
 }

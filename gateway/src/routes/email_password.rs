@@ -8,7 +8,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::Group;
-use super::shared::session::{signed_in, start_session};
+use super::shared::session::start_session;
 use crate::error::ApiError;
 use crate::extract::Input;
 use crate::openapi::{BodyErrors, ErrorBody};
@@ -133,5 +133,5 @@ async fn sign_in(
         .into_inner()
         .user
         .ok_or(base::INVALID_EMAIL_OR_PASSWORD)?;
-    signed_in(&state, &meta, user, remember, callback).await
+    super::two_factor::sign_in(&state, &meta, user, remember, callback).await
 }

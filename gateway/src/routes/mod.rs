@@ -36,6 +36,7 @@ mod shared;
 mod social;
 mod team;
 pub mod token;
+mod two_factor;
 mod username;
 
 use std::collections::HashMap;
@@ -136,6 +137,7 @@ pub fn routes() -> Assembled {
         social::router(),
         provider_tokens::router(),
         api_key::router(),
+        two_factor::router(),
         captcha::router(),
         session::router(),
         token::router(),

@@ -4,6 +4,7 @@
 
 use axum::extract::State;
 use gatehouse_kit::errors::base;
+use gatehouse_proto::identity::v1 as identity_pb;
 use gatehouse_proto::session::v1 as session_pb;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -231,10 +232,24 @@ async fn revoke_session(
     responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; every session ended and the cookies cleared"), BodyErrors))]
 async fn revoke_sessions(
     State(state): State<AppState>,
-    Input { auth: caller, .. }: Input<NoInput, SignedIn>,
+    Input {
+        auth: caller, meta, ..
+    }: Input<NoInput, SignedIn>,
 ) -> Result<Reply, ApiError> {
+    // Signed out everywhere means no browser is trusted to skip the second factor either.
+    state
+        .two_factor
+        .clone()
+        .forget_trusted_devices(identity_pb::ForgetTrustedDevicesRequest {
+            user_id: caller.user.id.clone(),
+        })
+        .await?;
     revoke_all(&state, caller.user.id, None).await?;
-    Ok(status_reply(&state, true))
+    let mut reply = status_reply(&state, true);
+    if meta.cookie(&state.cookies.names.trust_device).is_some() {
+        reply.set_cookie(&state.cookies.expire(&state.cookies.names.trust_device));
+    }
+    Ok(reply)
 }
 
 /// Ends every session of the caller but the current one.

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::Group;
-use super::shared::session::signed_in;
 use crate::error::ApiError;
 use crate::extract::Input;
 use crate::openapi::{BodyErrors, ErrorBody};
@@ -63,7 +62,7 @@ async fn sign_in_username(
         .into_inner()
         .user
         .ok_or(codes::INVALID_USERNAME_OR_PASSWORD)?;
-    signed_in(&state, &meta, user, remember, callback).await
+    super::two_factor::sign_in(&state, &meta, user, remember, callback).await
 }
 
 #[derive(Deserialize, ToSchema)]
