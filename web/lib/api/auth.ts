@@ -1490,6 +1490,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns the second factor off (the password first); every trusted browser is forgotten. */
+        post: operations["disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts setting up a second factor (the password first). */
+        post: operations["enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/generate-backup-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ten new backup codes in place of the old ones (the password first). */
+        post: operations["generate_backup_codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/get-totp-uri": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The authenticator app's URI again (the password first). */
+        post: operations["get_totp_uri"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/send-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mails a one-time code to the pending sign-in's user (or the signed-in caller), in their
+         *     language; it works for `TWO_FACTOR_OTP_EXPIRES_IN` seconds.
+         */
+        post: operations["send_otp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/verify-backup-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Checks a backup code; each works once. */
+        post: operations["verify_backup_code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Checks a code sent by mail (`/two-factor/send-otp`). */
+        post: operations["verify_otp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/verify-totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks a code from the authenticator app: finishes a pending sign-in, or turns the second
+         *     factor on for a signed-in user setting it up.
+         */
+        post: operations["verify_totp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/unlink-account": {
         parameters: {
             query?: never;
@@ -1649,6 +1791,10 @@ export interface components {
             start?: string | null;
             updatedAt: string;
         };
+        BackupCodesResponse: {
+            backupCodes: string[];
+            status: boolean;
+        };
         BanUserBody: {
             /**
              * Format: double
@@ -1785,6 +1931,20 @@ export interface components {
             /** @description `User deleted`, or `Verification email sent` (DELETE_USER_VERIFY_BY_MAIL). */
             message: string;
             success: boolean;
+        };
+        EnableBody: {
+            /** @description The name the authenticator app shows (default `TWO_FACTOR_ISSUER`). */
+            issuer?: string | null;
+            method?: components["schemas"]["EnableMethod"] | null;
+            password: string;
+        };
+        /** @enum {string} */
+        EnableMethod: "otp" | "totp";
+        EnableResponse: {
+            /** @description Shown once: only their encrypted form is kept. */
+            backupCodes?: string[] | null;
+            method: string;
+            totpURI?: string | null;
         };
         /** @description better-auth's error body, `message` first. */
         ErrorBody: {
@@ -2000,6 +2160,9 @@ export interface components {
         } | {
             permission: Record<string, unknown>;
         };
+        PasswordBody: {
+            password: string;
+        };
         ProviderAccountBody: {
             /** @description Alone (better-auth 1.7's form): the account's own id, as list-accounts shows it. */
             accountId?: string | null;
@@ -2067,6 +2230,10 @@ export interface components {
         };
         RoleResponse: {
             role: string;
+        };
+        SendOtpBody: {
+            /** @description Accepted for better-auth's client; trust is asked for when the code is verified. */
+            trustDevice?: boolean | null;
         };
         SendVerificationEmailBody: {
             /** @description Where the link sends the user once verified (default `/`). */
@@ -2290,6 +2457,9 @@ export interface components {
              */
             token: string;
         };
+        TotpUriResponse: {
+            totpURI: string;
+        };
         UnlinkAccountBody: {
             /** @description Alone (better-auth 1.7's form): the account's own id, as list-accounts shows it. */
             accountId?: string | null;
@@ -2431,6 +2601,8 @@ export interface components {
             name: string;
             /** @description Admin plugin: one role or several, comma-separated. */
             role: string;
+            /** @description Two-factor plugin: sign-ins ask for a second factor. */
+            twoFactorEnabled?: boolean;
             updatedAt: string;
             /** @description Username plugin: the normalised username and the form the user typed. */
             username?: string | null;
@@ -2444,6 +2616,25 @@ export interface components {
         };
         UserResponse: {
             user: components["schemas"]["User"];
+        };
+        VerifiedResponse: {
+            /** @description The new session's token (the caller's own when already signed in). */
+            token?: string | null;
+            user: components["schemas"]["User"];
+        };
+        VerifyBackupCodeBody: {
+            code: string;
+            /** @description Prove the code without starting a session. */
+            disableSession?: boolean | null;
+            trustDevice?: boolean | null;
+        };
+        VerifyBody: {
+            code: string;
+            /**
+             * @description Remember this browser: its next sign-ins skip the second factor (30 days by default,
+             *     renewed at each).
+             */
+            trustDevice?: boolean | null;
         };
         /** @description `{"status": true, "user": …}`: `user` is null unless the link changed the address. */
         VerifyEmailResponse: {
@@ -8931,6 +9122,686 @@ export interface operations {
              *     untrusted redirect target (`INVALID_CALLBACK_URL`, …).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordBody"];
+            };
+        };
+        responses: {
+            /** @description `{"status": true}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnableBody"];
+            };
+        };
+        responses: {
+            /** @description `totp`: the URI for the authenticator app and ten backup codes; the second factor is on once `/two-factor/verify-totp` accepts a first code. `otp`: on now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnableResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    generate_backup_codes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordBody"];
+            };
+        };
+        responses: {
+            /** @description The new codes, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupCodesResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_totp_uri: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordBody"];
+            };
+        };
+        responses: {
+            /** @description The `otpauth://` URI */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpUriResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no valid session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    send_otp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendOtpBody"];
+            };
+        };
+        responses: {
+            /** @description `{"status": true}`; the code is on its way */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INVALID_TWO_FACTOR_COOKIE` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verify_backup_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyBackupCodeBody"];
+            };
+        };
+        responses: {
+            /** @description A pending sign-in becomes a session unless `disableSession` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INVALID_BACKUP_CODE`, `INVALID_TWO_FACTOR_COOKIE` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verify_otp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyBody"];
+            };
+        };
+        responses: {
+            /** @description A pending sign-in becomes a session (its cookies set) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INVALID_CODE`, `INVALID_TWO_FACTOR_COOKIE` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verify_totp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyBody"];
+            };
+        };
+        responses: {
+            /** @description A pending sign-in becomes a session (its cookies set) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR` (the input does not match its schema; the message lists every
+             *     problem as `[body.field] …`), `BAD_REQUEST` (invalid JSON), or the route's own refusal
+             *     (its code says which).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `INVALID_CODE` (a code used before too), `INVALID_TWO_FACTOR_COOKIE` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description `INVALID_ORIGIN`, `MISSING_OR_NULL_ORIGIN`, `CROSS_SITE_NAVIGATION_LOGIN_BLOCKED`, or an
+             *     untrusted redirect target (`INVALID_CALLBACK_URL`, `INVALID_REDIRECT_URL`, …).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
