@@ -120,6 +120,30 @@ pub struct TrustedDevice {
     pub expires_in: Duration,
 }
 
+// The identifiers and codes these carry are secrets: their Debug shows none of them.
+impl std::fmt::Debug for TrustedDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TrustedDevice(expires in {:?})", self.expires_in)
+    }
+}
+
+impl std::fmt::Debug for Enabled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Enabled({}, user {})", self.method, self.user.id)
+    }
+}
+
+impl std::fmt::Debug for SignInStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SignInStart::NotNeeded => write!(f, "NotNeeded"),
+            SignInStart::Trusted(device) => write!(f, "Trusted({device:?})"),
+            SignInStart::Challenge { methods, .. } => write!(f, "Challenge({methods:?})"),
+        }
+    }
+}
+
+#[derive(Debug)]
 pub struct Verified {
     pub user: User,
     /// A challenge was used up: start a session, `remember` as the sign-in asked.

@@ -15,5 +15,6 @@ mod provider_tokens;
 mod schema;
 mod social;
 mod stand_in;
+mod two_factor;
 mod user;
 mod username;
