@@ -28,8 +28,11 @@ export const PASSWORD = "Correct-Horse-9-battery";
  */
 export const GATEHOUSE = !(process.env.REFERENCE === "1" || process.env.MAIL_LOG);
 
-/** Fields Gatehouse adds to every user (better-auth `user.additionalFields`): `language`. */
-export const EXTRA_USER_KEYS = GATEHOUSE ? ["language"] : [];
+/**
+ * Fields Gatehouse adds to every user: `language` (better-auth `user.additionalFields`) and
+ * `twoFactorEnabled` (the twoFactor plugin's field, always on in Gatehouse).
+ */
+export const EXTRA_USER_KEYS = GATEHOUSE ? ["language", "twoFactorEnabled"] : [];
 
 const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
 let seq = 0;

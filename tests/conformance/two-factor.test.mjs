@@ -17,7 +17,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { twoFactorClient, usernameClient } from "better-auth/client/plugins";
 import * as OTPAuth from "otpauth";
-import { PASSWORD, newBrowser, postJson, uniqueEmail, uniqueUsername } from "./helpers.mjs";
+import { PASSWORD, makeAdmin, newBrowser, postJson, uniqueEmail, uniqueUsername } from "./helpers.mjs";
 import { latestMail } from "./mail.mjs";
 
 const TWO_FACTOR_COOKIE = "better-auth.two_factor";
@@ -268,4 +268,29 @@ test("disable takes the password, and sign-ins need no second factor after", asy
   assert.equal(direct.data?.user?.email, email);
   const codes = await first.client.twoFactor.generateBackupCodes({ password: PASSWORD });
   assert.equal(codes.error?.code, "TWO_FACTOR_NOT_ENABLED");
+});
+
+test("an admin resets a user's second factor (user:reset-two-factor): signed out, mailed, sign-in without a code", async () => {
+  const { email, first } = await withTwoFactor();
+  const userId = (await first.client.getSession()).data.user.id;
+  const nobody = browser();
+  await nobody.client.signUp.email({ email: uniqueEmail("2fa-nobody"), password: PASSWORD, name: "Nobody" });
+  const refused = await postJson(nobody.jar, "/admin/reset-two-factor", { userId });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.json.code, "YOU_ARE_NOT_ALLOWED_TO_RESET_USERS_TWO_FACTOR");
+
+  const admin = browser();
+  const adminEmail = uniqueEmail("2fa-admin");
+  await admin.client.signUp.email({ email: adminEmail, password: PASSWORD, name: "Admin" });
+  makeAdmin(adminEmail);
+  const before = Date.now();
+  const reset = await postJson(admin.jar, "/admin/reset-two-factor", { userId });
+  assert.equal(reset.status, 200, reset.text);
+  assert.equal(reset.json.user.twoFactorEnabled, false);
+  assert.equal((await first.client.getSession()).data, null, "the user's sessions ended");
+  const mail = await latestMail(email, { after: before });
+  assert.ok(mail, "the user was mailed");
+  const b = browser();
+  const direct = await b.client.signIn.email({ email, password: PASSWORD });
+  assert.equal(direct.data?.user?.email, email, "no second factor any more");
 });

@@ -44,6 +44,7 @@ pub fn router() -> Group {
         .route(route!(sessions::revoke_user_sessions), p)
         .route(route!(users::remove_user), p)
         .route(route!(users::set_user_password), p)
+        .route(route!(users::reset_two_factor), p)
         .route(route!(permission::has_permission), p)
 }
 

@@ -318,3 +318,34 @@ pub(super) async fn set_user_password(
     let reply = Reply::json(&StatusResponse { status: true });
     Ok(ended_sessions_reply(&state, &auth, &target, reply))
 }
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetTwoFactorBody {
+    #[schema(min_length = 1, max_length = 255)]
+    user_id: String,
+}
+
+/// Turns a user's second factor off (`user:reset-two-factor`; Gatehouse's own route): their
+/// authenticator, backup codes and trusted browsers are forgotten, every session of theirs
+/// ends and they are mailed. Another admin's only for a super-admin.
+#[utoipa::path(post, path = "/admin/reset-two-factor", tag = "admin", request_body = ResetTwoFactorBody,
+    responses((status = 200, body = UserResponse, description = "The user, their second factor off"), AdminErrors))]
+pub(super) async fn reset_two_factor(
+    State(state): State<AppState>,
+    Input { body, auth, .. }: Input<ResetTwoFactorBody, BareSession>,
+) -> Result<Reply, ApiError> {
+    let user = state
+        .admin
+        .clone()
+        .reset_two_factor(identity_pb::ResetTwoFactorRequest {
+            actor_id: auth.0.user.id.clone(),
+            user_id: body.user_id.clone(),
+        })
+        .await?
+        .into_inner()
+        .user;
+    end_sessions(&state, &body.user_id).await?;
+    let reply = user_reply(user)?;
+    Ok(ended_sessions_reply(&state, &auth, &body.user_id, reply))
+}

@@ -173,6 +173,18 @@ impl AdminService for Admin {
         Ok(Response::new(pb::SetUserPasswordResponse {}))
     }
 
+    async fn reset_two_factor(
+        &self,
+        request: Request<pb::ResetTwoFactorRequest>,
+    ) -> Result<Response<pb::ResetTwoFactorResponse>, Status> {
+        let r = request.into_inner();
+        required(&r.actor_id, "actor_id")?;
+        let user = Admin::reset_two_factor(self, &r.actor_id, &r.user_id).await?;
+        Ok(Response::new(pb::ResetTwoFactorResponse {
+            user: Some(user.into()),
+        }))
+    }
+
     async fn impersonate_user(
         &self,
         request: Request<pb::ImpersonateUserRequest>,

@@ -1,10 +1,13 @@
-//! What a user is told, and what ends, when an admin sets their password or email: a mail in
+//! What a user is told, and what ends, when an admin sets their password or email or resets their
+//! second factor: a mail in
 //! their language (to the old address for a new email) and `user.credentials-changed`, on
 //! which the session service ends every session of theirs. Both are queued in the transaction
 //! of the change, so neither happens without the other.
 
 use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::v1::{MailKind, MailRequested, UserCredentialsChanged};
+use gatehouse_proto::events::v1::{
+    MailKind, MailRequested, TwoFactorChange, UserCredentialsChanged,
+};
 
 use crate::user::User;
 
@@ -12,6 +15,8 @@ use crate::user::User;
 const CHOOSE_PASSWORD_PAGE: &str = "/forgot-password/";
 /// The web app's sign-in page, for the account's new address.
 const SIGN_IN_PAGE: &str = "/sign-in/";
+/// The web app's account page, where the second factor is set up again.
+const ACCOUNT_PAGE: &str = "/account/";
 
 /// An admin set `user`'s password.
 pub fn password_set(user: &User) -> Vec<OutboxEvent> {
@@ -38,6 +43,22 @@ pub fn email_changed(user: &User, new_email: &str) -> Vec<OutboxEvent> {
             Some(new_email),
         ),
         signed_out(user),
+    ]
+}
+
+/// An admin (`actor_id`) turned `user`'s second factor off: they hear of it, are signed out
+/// everywhere, and the change is announced with who made it.
+pub fn two_factor_reset(user: &User, actor_id: &str) -> Vec<OutboxEvent> {
+    vec![
+        mail(
+            MailKind::TwoFactorResetByAdmin,
+            user,
+            &user.email,
+            ACCOUNT_PAGE,
+            None,
+        ),
+        signed_out(user),
+        crate::two_factor::changed(user, TwoFactorChange::Reset, actor_id),
     ]
 }
 

@@ -19,6 +19,7 @@ const ADMIN_USER_ACTIONS: &[&str] = &[
     "delete",
     "set-password",
     "set-email",
+    "reset-two-factor",
     "get",
     "update",
 ];
@@ -129,7 +130,7 @@ mod tests {
         let roles = Roles::new(BTreeMap::new(), vec![], vec!["admin".into()]);
         let all = wanted(
             json!({"user": ["create", "list", "set-role", "ban", "impersonate",
-            "delete", "set-password", "get", "update"], "session": ["list", "revoke", "delete"]}),
+            "delete", "set-password", "reset-two-factor", "get", "update"], "session": ["list", "revoke", "delete"]}),
         );
         assert!(roles.allows("a", "admin", &all));
         assert!(

@@ -368,6 +368,35 @@ impl Admin {
         Ok(())
     }
 
+    /// reset-two-factor: `user:reset-two-factor`. The user's second factor goes (secret,
+    /// backup codes, trusted devices); they are mailed and signed out everywhere, in the
+    /// transaction of the change.
+    pub async fn reset_two_factor(
+        &self,
+        actor_id: &str,
+        user_id: &str,
+    ) -> Result<User, IdentityError> {
+        let actor = self
+            .authorize(
+                actor_id,
+                &permissions("user", &["reset-two-factor"]),
+                codes::YOU_ARE_NOT_ALLOWED_TO_RESET_USERS_TWO_FACTOR,
+            )
+            .await?;
+        self.target_of(&actor, user_id, codes::YOU_CANNOT_RESET_ADMINS_TWO_FACTOR)
+            .await?;
+        let user = crate::two_factor::store::switch(
+            &self.db,
+            user_id,
+            crate::two_factor::store::Switch::Off,
+            |user| notice::two_factor_reset(user, actor_id),
+        )
+        .await?
+        .ok_or(base::USER_NOT_FOUND)?;
+        tracing::info!(actor = actor_id, user_id, "two-factor reset by an admin");
+        Ok(user)
+    }
+
     /// impersonate-user: `user:impersonate`; an admin target also needs
     /// `user:impersonate-admins` (or `ADMIN_ALLOW_IMPERSONATING_ADMINS`). A banned user cannot
     /// be given a session.

@@ -652,7 +652,8 @@ fn new_backup_codes() -> Vec<String> {
         .collect()
 }
 
-fn changed(user: &User, change: TwoFactorChange, by: &str) -> OutboxEvent {
+/// `user.two-factor-changed`; `by` is the admin behind a reset, empty for the user's own change.
+pub(crate) fn changed(user: &User, change: TwoFactorChange, by: &str) -> OutboxEvent {
     OutboxEvent::new(&UserTwoFactorChanged {
         user_id: user.id.clone(),
         change: change.into(),

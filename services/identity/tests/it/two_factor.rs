@@ -528,3 +528,51 @@ async fn secrets_written_before_a_rotation_of_the_auth_secret_still_open(#[case]
         .unwrap();
     assert!(stored.starts_with("$gh$2$"));
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn an_admin_resets_a_users_second_factor_and_the_user_hears_of_it(#[case] backend: Backend) {
+    use gatehouse_identity::admin::Admin;
+    use gatehouse_proto::events::v1::MailKind;
+    let t = setup(backend).await;
+    let tf = two_factor(&t, &default_secrets());
+    let (id, _, _) = enrolled(&t, &tf, "tess@example.com").await;
+    let admin_id = a_user(&t, "root@example.com").await;
+    let bystander = a_user(&t, "bystander@example.com").await;
+    let admin = Admin::new(
+        t.db.clone(),
+        t.rules.clone(),
+        Default::default(),
+        crate::common::admin_settings(vec![admin_id.clone()]),
+    );
+    let refused_reset = admin.reset_two_factor(&bystander, &id).await;
+    assert_eq!(refused_status(&refused_reset), 403);
+    assert_eq!(
+        refused(refused_reset),
+        "YOU_ARE_NOT_ALLOWED_TO_RESET_USERS_TWO_FACTOR"
+    );
+    assert!(t.users.get(&id).await.unwrap().two_factor_enabled);
+
+    let user = admin.reset_two_factor(&admin_id, &id).await.unwrap();
+    assert!(!user.two_factor_enabled);
+    let (n,): (i64,) = query("SELECT COUNT(*) FROM two_factors")
+        .fetch_one(&t.db)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
+    let change = outbox(&t, "user.two-factor-changed").await;
+    let change = UserTwoFactorChanged::decode(change.last().unwrap().as_slice()).unwrap();
+    assert_eq!(change.change(), TwoFactorChange::Reset);
+    assert_eq!(change.changed_by, admin_id);
+    let mail = outbox(&t, "mail.requested").await;
+    let mail = MailRequested::decode(mail.last().unwrap().as_slice()).unwrap();
+    assert_eq!(mail.kind(), MailKind::TwoFactorResetByAdmin);
+    assert_eq!(mail.to, "tess@example.com");
+    assert_eq!(
+        outbox(&t, "user.credentials-changed").await.len(),
+        1,
+        "signed out everywhere"
+    );
+}

@@ -34,5 +34,14 @@ crate::catalogue! {
     YOU_CANNOT_BAN_ADMINS = (403, "You cannot ban or unban an admin"),
     YOU_CANNOT_REMOVE_ADMINS = (403, "You cannot remove an admin"),
     YOU_CANNOT_SET_ADMINS_PASSWORD = (403, "You cannot set the password of an admin"),
+    /// Gatehouse's own: the two-factor reset (`user:reset-two-factor`).
+    YOU_ARE_NOT_ALLOWED_TO_RESET_USERS_TWO_FACTOR = (
+        403,
+        "You are not allowed to reset users two-factor authentication"
+    ),
+    YOU_CANNOT_RESET_ADMINS_TWO_FACTOR = (
+        403,
+        "You cannot reset the two-factor authentication of an admin"
+    ),
     YOU_CANNOT_REVOKE_ADMINS_SESSIONS = (403, "You cannot revoke the sessions of an admin"),
 }
