@@ -6,15 +6,17 @@
 // server-only field that create refuses over HTTP. With the limit off the plugin still writes
 // the key's row on every verification (`lastRequest`, then `updatedAt`): that is what is
 // measured. With JWT=1 it also runs the jwt plugin with its defaults (EdDSA, 15-minute tokens,
-// get-session's `set-auth-jwt` header on), for bench/run-jwt.sh.
+// get-session's `set-auth-jwt` header on), for bench/run-jwt.sh; with TWO_FACTOR=1 the twoFactor
+// plugin with its defaults, for bench/run-two-factor.sh.
 // Run from a copy of shared/reference/better-auth-server (its node_modules).
-//   PORT (3410), DB_PATH (":memory:"; a file is opened in WAL mode, as server.mjs does), JWT
+//   PORT (3410), DB_PATH (":memory:"; a file is opened in WAL mode, as server.mjs does), JWT,
+//   TWO_FACTOR
 import http from "node:http";
 import Database from "better-sqlite3";
 import { betterAuth } from "better-auth";
 import { toNodeHandler } from "better-auth/node";
 import { getMigrations } from "better-auth/db/migration";
-import { username, admin, organization, jwt } from "better-auth/plugins";
+import { username, admin, organization, jwt, twoFactor } from "better-auth/plugins";
 import { apiKey } from "@better-auth/api-key";
 
 const PORT = Number(process.env.PORT || 3410);
@@ -41,6 +43,7 @@ const auth = betterAuth({
     organization({ teams: { enabled: true } }),
     apiKey({ enableSessionForAPIKeys: true, rateLimit: { enabled: false } }),
     ...(process.env.JWT === "1" ? [jwt()] : []),
+    ...(process.env.TWO_FACTOR === "1" ? [twoFactor()] : []),
   ],
 });
 

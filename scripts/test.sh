@@ -82,7 +82,9 @@ data_dir="$(mktemp -d)"
 # The billing intake suite signs its deliveries with this secret, as the payments platform would.
 export POLAR_WEBHOOK_SECRET="whsec_$(head -c 24 /dev/urandom | base64)"
 # Loopback allowed as a destination: the fan-out suite's receiver listens there.
-start_stack "$data_dir" POLAR_WEBHOOK_SECRET="$POLAR_WEBHOOK_SECRET" BILLING_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8
+# Social sign-ins ask for a second factor too: the two-factor suite checks it.
+start_stack "$data_dir" POLAR_WEBHOOK_SECRET="$POLAR_WEBHOOK_SECRET" BILLING_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 \
+  TWO_FACTOR_SOCIAL_SIGN_IN=true
 gatehouse_pid=$stack_pid
 trap 'kill $gatehouse_pid $stack_pid $oidc_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}" "${st_dir:-}" "$oidc_log"' EXIT
 export GATEHOUSE_URL="http://localhost:$port"

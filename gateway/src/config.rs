@@ -47,6 +47,8 @@ pub struct GatewaySettings {
     pub api_key_sessions: bool,
     #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub jwt_set_auth_header: bool,
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
+    pub two_factor_social_sign_in: bool,
     pub jwt_expires_in: u64,
     pub captcha_provider: String,
     pub captcha_site_key: String,
@@ -81,6 +83,7 @@ impl Default for GatewaySettings {
             dev_mailbox: false,
             api_key_sessions: true,
             jwt_set_auth_header: false,
+            two_factor_social_sign_in: false,
             jwt_expires_in: gatehouse_kit::config::DEFAULT_JWT_EXPIRES_IN,
             captcha_provider: String::new(),
             captcha_site_key: String::new(),
@@ -130,6 +133,9 @@ pub struct GatewayConfig {
     /// `API_KEY_SESSIONS` (default true): a request carrying `x-api-key` is signed in as the
     /// key's owner on every route that takes a session.
     pub api_key_sessions: bool,
+    /// `TWO_FACTOR_SOCIAL_SIGN_IN` (default false, as better-auth): a social sign-in of a user
+    /// with the second factor on asks for it too.
+    pub two_factor_social_sign_in: bool,
     pub tokens: TokenSettings,
     /// `CAPTCHA_*`: none unless `CAPTCHA_PROVIDER` is set.
     pub captcha: Option<CaptchaSettings>,
@@ -419,6 +425,7 @@ impl GatewayConfig {
             trusted_proxies,
             dev_mailbox: s.dev_mailbox,
             api_key_sessions: s.api_key_sessions,
+            two_factor_social_sign_in: s.two_factor_social_sign_in,
             captcha: CaptchaSettings::from_env(s, env)?,
             tokens: TokenSettings {
                 set_auth_header: s.jwt_set_auth_header,

@@ -38,6 +38,11 @@ pub fn hmac_sha256(secret: &str, message: &[u8]) -> [u8; 32] {
 }
 
 /// `percentEncode(value + "." + base64(hmac(secret, value)))`.
+/// JavaScript's `encodeURIComponent` (a value put into a URL's query).
+pub fn encode_uri_component(value: &str) -> String {
+    utf8_percent_encode(value, URI_COMPONENT).to_string()
+}
+
 pub fn sign(secret: &str, value: &str) -> String {
     let signature = STANDARD.encode(hmac_sha256(secret, value.as_bytes()));
     utf8_percent_encode(&format!("{value}.{signature}"), URI_COMPONENT).to_string()

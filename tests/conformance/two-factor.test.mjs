@@ -19,6 +19,7 @@ import { twoFactorClient, usernameClient } from "better-auth/client/plugins";
 import * as OTPAuth from "otpauth";
 import { PASSWORD, makeAdmin, newBrowser, postJson, uniqueEmail, uniqueUsername } from "./helpers.mjs";
 import { latestMail } from "./mail.mjs";
+import { linkSocial, signInSocial } from "./social-flow.mjs";
 
 const TWO_FACTOR_COOKIE = "better-auth.two_factor";
 const TRUST_COOKIE = "better-auth.trust_device";
@@ -293,4 +294,22 @@ test("an admin resets a user's second factor (user:reset-two-factor): signed out
   const b = browser();
   const direct = await b.client.signIn.email({ email, password: PASSWORD });
   assert.equal(direct.data?.user?.email, email, "no second factor any more");
+});
+
+test("with TWO_FACTOR_SOCIAL_SIGN_IN, a social sign-in of a user with the second factor goes to the code page first", async () => {
+  const { email, totpURI, first } = await withTwoFactor();
+  const linked = await linkSocial(first, { loginHint: email });
+  assert.equal(linked.location.searchParams.get("error"), null, linked.location.href);
+  const b = browser();
+  const { response, location } = await signInSocial(b, { loginHint: email, callbackURL: "/dashboard" });
+  assert.equal(response.status, 302);
+  const page = new URL(location, "http://x");
+  assert.equal(page.pathname, "/sign-in/two-factor/");
+  assert.equal(page.searchParams.get("methods"), "totp,otp");
+  assert.equal(page.searchParams.get("next"), "/dashboard");
+  assert.ok(b.jar.has(TWO_FACTOR_COOKIE));
+  assert.equal((await b.client.getSession()).data, null, "no session before the code");
+  const ok = await b.client.twoFactor.verifyTotp({ code: codeOf(totpURI, 1) });
+  assert.equal(ok.error, null, JSON.stringify(ok.error));
+  assert.equal((await b.client.getSession()).data.user.email, email);
 });

@@ -210,6 +210,9 @@ async fn sign_in_social(
             .await?
             .into_inner();
         let user = signed_in.user.ok_or(base::FAILED_TO_CREATE_SESSION)?;
+        if state.config.two_factor_social_sign_in {
+            return super::two_factor::sign_in(&state, &meta, user, true, None).await;
+        }
         return super::shared::session::signed_in(&state, &meta, user, true, None).await;
     }
     let additional_params = checked_params(body.additional_params)?;
@@ -509,10 +512,35 @@ async fn callback(
     }
     match (finished.user, finished.error) {
         (Some(user), None) => {
+            let mut trust_cookie = None;
+            if state.config.two_factor_social_sign_in {
+                match super::two_factor::gate(&state, &meta, &user, true).await? {
+                    super::two_factor::Gate::Open {
+                        trust_cookie: renewed,
+                    } => {
+                        trust_cookie = renewed;
+                    }
+                    // On to the web app's page that asks for the code, then where the sign-in
+                    // was going.
+                    super::two_factor::Gate::Challenge { cookies, methods } => {
+                        let page = format!(
+                            "{}?methods={}&next={}",
+                            super::two_factor::CODE_PAGE,
+                            methods.join(","),
+                            crate::cookies::encode_uri_component(&finished.redirect_to)
+                        );
+                        let mut reply = Reply::redirect(&page);
+                        reply.set_cookie(&expire_state);
+                        reply.set_cookies(cookies);
+                        return Ok(reply);
+                    }
+                }
+            }
             let data = start_session(&state, &meta, user, true).await?;
             let mut reply = Reply::redirect(&finished.redirect_to);
             reply.set_cookie(&expire_state);
             reply.set_cookies(session_cookies::issue(&state, &meta, &data, true));
+            reply.set_cookies(trust_cookie);
             Ok(reply)
         }
         (_, error) => {

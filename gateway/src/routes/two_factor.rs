@@ -25,6 +25,9 @@ use crate::session_cookies;
 use crate::state::AppState;
 use crate::wire::{StatusResponse, User};
 
+/// The web app's page that asks for a pending sign-in's code.
+pub const CODE_PAGE: &str = "/sign-in/two-factor/";
+
 pub fn router() -> Group {
     // better-auth's own rule for `/two-factor/*`: 3 requests in 10 s, as for sign-in.
     let guarded = Policy::DEFAULT.rate(RateRule::SignIn);
@@ -39,17 +42,27 @@ pub fn router() -> Group {
         .route(route!(verify_backup_code), guarded)
 }
 
-/// A password sign-in's answer for `user`: a session when their second factor is off or the
-/// browser is one they trusted; else the challenge.
-pub async fn sign_in(
+/// What a sign-in of a user becomes: a session (with the trust cookie renewed, when the browser
+/// presented one that proved itself), or a challenge (its cookies, and the methods to offer).
+pub enum Gate {
+    Open {
+        trust_cookie: Option<String>,
+    },
+    Challenge {
+        cookies: Vec<String>,
+        methods: Vec<String>,
+    },
+}
+
+/// Whether `user`'s sign-in needs a second factor from this browser.
+pub async fn gate(
     state: &AppState,
     meta: &RequestMeta,
-    user: identity_pb::User,
+    user: &identity_pb::User,
     remember: bool,
-    callback: Option<String>,
-) -> Result<Reply, ApiError> {
+) -> Result<Gate, ApiError> {
     if !user.two_factor_enabled {
-        return signed_in(state, meta, user, remember, callback).await;
+        return Ok(Gate::Open { trust_cookie: None });
     }
     let names = &state.cookies.names;
     let presented = meta.cookie(&names.trust_device);
@@ -67,31 +80,57 @@ pub async fn sign_in(
         .await?
         .into_inner();
     use identity_pb::begin_sign_in_response::Outcome;
-    match start.outcome {
-        None => signed_in(state, meta, user, remember, callback).await,
-        Some(Outcome::Trusted(device)) => {
-            let mut reply = signed_in(state, meta, user.clone(), remember, callback).await?;
-            reply.set_cookie(&trust_cookie(state, &user.id, &device));
-            Ok(reply)
-        }
+    Ok(match start.outcome {
+        None => Gate::Open { trust_cookie: None },
+        Some(Outcome::Trusted(device)) => Gate::Open {
+            trust_cookie: Some(trust_cookie(state, &user.id, &device)),
+        },
         Some(Outcome::Challenge(challenge)) => {
-            let mut reply = Reply::json(&TwoFactorRedirect {
-                two_factor_redirect: true,
-                two_factor_methods: challenge.methods,
-            });
             // No session yet: whatever session cookie the browser had is cleared, as
             // better-auth does, and a trust cookie that did not prove itself goes too.
-            reply.set_cookie(&state.cookies.expire(&names.session_token));
-            reply.set_cookie(&state.cookies.expire(&names.session_data));
+            let mut cookies = vec![
+                state.cookies.expire(&names.session_token),
+                state.cookies.expire(&names.session_data),
+            ];
             if presented.is_some() {
-                reply.set_cookie(&state.cookies.expire(&names.trust_device));
+                cookies.push(state.cookies.expire(&names.trust_device));
             }
             let max_age = u64::try_from(challenge.expires_in_seconds).unwrap_or(0);
-            reply.set_cookie(&state.cookies.set(
+            cookies.push(state.cookies.set(
                 &names.two_factor,
                 &cookies::sign(state.config.secret(), &challenge.id),
                 Some(max_age),
             ));
+            Gate::Challenge {
+                cookies,
+                methods: challenge.methods,
+            }
+        }
+    })
+}
+
+/// A sign-in's JSON answer for `user` (email, username, an app's id token): a session when
+/// their second factor is off or the browser is one they trusted; else
+/// `{"twoFactorRedirect": true, "twoFactorMethods": […]}` and the challenge's cookie.
+pub async fn sign_in(
+    state: &AppState,
+    meta: &RequestMeta,
+    user: identity_pb::User,
+    remember: bool,
+    callback: Option<String>,
+) -> Result<Reply, ApiError> {
+    match gate(state, meta, &user, remember).await? {
+        Gate::Open { trust_cookie } => {
+            let mut reply = signed_in(state, meta, user, remember, callback).await?;
+            reply.set_cookies(trust_cookie);
+            Ok(reply)
+        }
+        Gate::Challenge { cookies, methods } => {
+            let mut reply = Reply::json(&TwoFactorRedirect {
+                two_factor_redirect: true,
+                two_factor_methods: methods,
+            });
+            reply.set_cookies(cookies);
             Ok(reply)
         }
     }
