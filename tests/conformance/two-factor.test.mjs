@@ -306,10 +306,41 @@ test("with TWO_FACTOR_SOCIAL_SIGN_IN, a social sign-in of a user with the second
   const page = new URL(location, "http://x");
   assert.equal(page.pathname, "/sign-in/two-factor/");
   assert.equal(page.searchParams.get("methods"), "totp,otp");
-  assert.equal(page.searchParams.get("next"), "/dashboard");
+  assert.equal(page.searchParams.get("callbackURL"), "/dashboard");
   assert.ok(b.jar.has(TWO_FACTOR_COOKIE));
   assert.equal((await b.client.getSession()).data, null, "no session before the code");
   const ok = await b.client.twoFactor.verifyTotp({ code: codeOf(totpURI, 1) });
   assert.equal(ok.error, null, JSON.stringify(ok.error));
   assert.equal((await b.client.getSession()).data.user.email, email);
+});
+
+test("signing out the other sessions keeps this browser trusted and no other", async () => {
+  const { email, totpURI } = await withTwoFactor();
+  const here = await challenged(email);
+  await here.client.twoFactor.verifyTotp({ code: codeOf(totpURI, 1), trustDevice: true });
+  const trustedElsewhere = browser();
+  // A second trusted browser: its own challenge, the backup code path.
+  const c = await challenged(email);
+  const codes = await here.client.twoFactor.generateBackupCodes({ password: PASSWORD });
+  const ok = await c.client.twoFactor.verifyBackupCode({ code: codes.data.backupCodes[0], trustDevice: true });
+  assert.equal(ok.error, null, JSON.stringify(ok.error));
+  trustedElsewhere.jar.set(TRUST_COOKIE, c.jar.get(TRUST_COOKIE));
+
+  const revoked = await here.client.revokeOtherSessions();
+  assert.equal(revoked.error, null, JSON.stringify(revoked.error));
+  const again = browser();
+  again.jar.set(TRUST_COOKIE, here.jar.get(TRUST_COOKIE));
+  const direct = await again.client.signIn.email({ email, password: PASSWORD });
+  assert.equal(direct.data?.user?.email, email, "this browser is still trusted");
+  const other = await trustedElsewhere.client.signIn.email({ email, password: PASSWORD });
+  assert.equal(other.data?.twoFactorRedirect, true, "the other one is not");
+});
+
+test("update-user refuses twoFactorEnabled (only the two-factor routes change it)", async () => {
+  const b = browser();
+  await b.client.signUp.email({ email: uniqueEmail("2fa-field"), password: PASSWORD, name: "Field" });
+  const res = await postJson(b.jar, "/update-user", { twoFactorEnabled: true });
+  assert.equal(res.status, 400);
+  assert.equal(res.json.code, "FIELD_NOT_ALLOWED");
+  assert.equal((await b.client.getSession()).data.user.twoFactorEnabled, false);
 });

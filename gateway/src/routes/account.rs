@@ -182,6 +182,8 @@ pub struct UpdateUserBody {
     banned: Option<Value>,
     ban_reason: Option<Value>,
     ban_expires: Option<Value>,
+    /// Refused when set: `FIELD_NOT_ALLOWED` (the two-factor plugin's, changed by its routes).
+    two_factor_enabled: Option<Value>,
     /// Every other key (`emailVerified`, unknown ones): accepted and ignored.
     #[serde(flatten)]
     #[allow(dead_code)]
@@ -220,6 +222,7 @@ async fn update_user(
         ("banned", &body.banned),
         ("banReason", &body.ban_reason),
         ("banExpires", &body.ban_expires),
+        ("twoFactorEnabled", &body.two_factor_enabled),
     ];
     if let Some((field, _)) = not_allowed.iter().find(|(_, value)| truthy(value)) {
         return Err(base::FIELD_NOT_ALLOWED

@@ -184,7 +184,8 @@ async fn verify_email(
             reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
         }
         Some(_) => {}
-        None if verified.sign_in => {
+        // A user with a second factor signs in with it: a mailbox alone is not enough.
+        None if verified.sign_in && !user.two_factor_enabled => {
             let data = start_session(&state, &meta, user, true).await?;
             reply.set_cookies(session_cookies::issue(&state, &meta, &data, true));
         }

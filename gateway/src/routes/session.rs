@@ -242,6 +242,7 @@ async fn revoke_sessions(
         .clone()
         .forget_trusted_devices(identity_pb::ForgetTrustedDevicesRequest {
             user_id: caller.user.id.clone(),
+            kept: None,
         })
         .await?;
     revoke_all(&state, caller.user.id, None).await?;
@@ -257,8 +258,22 @@ async fn revoke_sessions(
     responses((status = 200, body = StatusResponse, description = "`{\"status\": true}`; only the current session remains"), BodyErrors))]
 async fn revoke_other_sessions(
     State(state): State<AppState>,
-    Input { auth: caller, .. }: Input<NoInput, SignedIn>,
+    Input {
+        auth: caller, meta, ..
+    }: Input<NoInput, SignedIn>,
 ) -> Result<Reply, ApiError> {
+    // The other browsers lose their trust too; this one keeps its own.
+    let kept = meta
+        .cookie(&state.cookies.names.trust_device)
+        .and_then(|raw| super::two_factor::trusted_identifier(&state, &raw, &caller.user.id));
+    state
+        .two_factor
+        .clone()
+        .forget_trusted_devices(identity_pb::ForgetTrustedDevicesRequest {
+            user_id: caller.user.id.clone(),
+            kept,
+        })
+        .await?;
     revoke_all(&state, caller.user.id, Some(caller.session.token)).await?;
     Ok(status_reply(&state, false))
 }

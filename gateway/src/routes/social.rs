@@ -524,7 +524,7 @@ async fn callback(
                     // was going.
                     super::two_factor::Gate::Challenge { cookies, methods } => {
                         let page = format!(
-                            "{}?methods={}&next={}",
+                            "{}?methods={}&callbackURL={}",
                             super::two_factor::CODE_PAGE,
                             methods.join(","),
                             crate::cookies::encode_uri_component(&finished.redirect_to)

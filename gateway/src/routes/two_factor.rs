@@ -159,7 +159,7 @@ fn trust_cookie(state: &AppState, user_id: &str, device: &identity_pb::TrustedDe
 }
 
 /// The identifier of a trust cookie that is `user_id`'s, its signatures checked.
-fn trusted_identifier(state: &AppState, raw: &str, user_id: &str) -> Option<String> {
+pub fn trusted_identifier(state: &AppState, raw: &str, user_id: &str) -> Option<String> {
     let value = cookies::verify_any(&state.config.secrets, raw)?;
     let (token, identifier) = value.split_once('!')?;
     let valid = state.config.secrets.all().any(|secret| {
@@ -186,6 +186,7 @@ pub struct EnableBody {
     password: String,
     /// `totp` (default): set up an authenticator app, on once a first code is verified; `otp`:
     /// codes by mail, on at once.
+    #[schema(inline)]
     method: Option<EnableMethod>,
     /// The name the authenticator app shows (default `TWO_FACTOR_ISSUER`).
     #[schema(max_length = 255)]
@@ -241,11 +242,13 @@ async fn enable(
         .user
         .as_ref()
         .is_some_and(|u| u.two_factor_enabled != caller.user.two_factor_enabled);
+    // The secret and the codes are for this response alone: never kept by a cache.
     let mut reply = Reply::json(&EnableResponse {
         totp_uri: enabled.totp_uri,
         backup_codes: (enabled.method == "totp").then_some(enabled.backup_codes),
         method: enabled.method,
-    });
+    })
+    .no_store();
     if changed {
         refresh_user(&state, &meta, &caller, &mut reply).await?;
     }
@@ -285,7 +288,8 @@ async fn disable(
     Ok(reply)
 }
 
-/// The caller's user changed: cached copies go, and the cookie cache is issued again.
+/// The caller's user changed: cached copies go, and the cookie cache is issued again (not to
+/// a caller signed in by an API key, who has no cookies).
 async fn refresh_user(
     state: &AppState,
     meta: &RequestMeta,
@@ -293,7 +297,9 @@ async fn refresh_user(
     reply: &mut Reply,
 ) -> Result<(), ApiError> {
     forget_cached_user(state, &caller.user.id).await;
-    reply.set_cookies(reissue(state, meta, caller).await?);
+    if crate::extract::api_key::presented(state, meta).is_none() {
+        reply.set_cookies(reissue(state, meta, caller).await?);
+    }
     Ok(())
 }
 
@@ -323,7 +329,7 @@ async fn get_totp_uri(
         .await?
         .into_inner()
         .totp_uri;
-    Ok(Reply::json(&TotpUriResponse { totp_uri }))
+    Ok(Reply::json(&TotpUriResponse { totp_uri }).no_store())
 }
 
 #[derive(Serialize, ToSchema)]
@@ -356,7 +362,8 @@ async fn generate_backup_codes(
     Ok(Reply::json(&BackupCodesResponse {
         status: true,
         backup_codes,
-    }))
+    })
+    .no_store())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -382,7 +389,8 @@ pub struct VerifyBackupCodeBody {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VerifiedResponse {
-    /// The new session's token (the caller's own when already signed in).
+    /// The new session's token (the caller's own when already signed in by a cookie).
+    #[serde(skip_serializing_if = "Option::is_none")]
     token: Option<String>,
     user: User,
 }
@@ -421,6 +429,7 @@ async fn verify(
     trust_device: bool,
     start_session_too: bool,
 ) -> Result<Reply, ApiError> {
+    let names = &state.cookies.names;
     let verified = state
         .two_factor
         .clone()
@@ -428,14 +437,31 @@ async fn verify(
             target: Some(target(state, meta, &caller)?),
             method: method.into(),
             code,
-            trust_device,
+            // A browser is trusted only when it is signed in by this answer.
+            trust_device: trust_device && start_session_too,
         })
-        .await?
-        .into_inner();
+        .await;
+    let verified = match verified {
+        Ok(verified) => verified.into_inner(),
+        Err(status) => {
+            let error = ApiError::from(status);
+            // A challenge that is over: its cookie goes, as better-auth expires it.
+            if let ApiError::Failure(failure) = &error
+                && caller.is_none()
+                && (failure.is(codes::INVALID_TWO_FACTOR_COOKIE)
+                    || failure.is(codes::TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE))
+            {
+                meta.response_cookies
+                    .add([state.cookies.expire(&names.two_factor)]);
+            }
+            return Err(error);
+        }
+    };
     let user = verified.user.ok_or(base::USER_NOT_FOUND)?;
     if let Some(caller) = caller {
+        let by_key = crate::extract::api_key::presented(state, meta).is_some();
         let mut reply = Reply::json(&VerifiedResponse {
-            token: Some(caller.session.token.clone()),
+            token: (!by_key).then(|| caller.session.token.clone()),
             user: user.into(),
         });
         if verified.enabled {
@@ -443,7 +469,6 @@ async fn verify(
         }
         return Ok(reply);
     }
-    let names = &state.cookies.names;
     if !start_session_too {
         let mut reply = Reply::json(&VerifiedResponse {
             token: None,
@@ -453,6 +478,9 @@ async fn verify(
         return Ok(reply);
     }
     let user_id = user.id.clone();
+    // The extractor may have queued the deletion of a dead session's cookies: sent after the
+    // new session's, it would undo them.
+    drop(meta.response_cookies.take());
     let data = start_session(state, meta, user, verified.remember).await?;
     let mut reply = Reply::json(&VerifiedResponse {
         token: Some(data.session.token.clone()),

@@ -111,7 +111,7 @@ async fn start(
     )
     .with_throttle(email_password::throttle::SignInThrottle::new(
         context.cache.clone(),
-        config.throttle_rules(),
+        two_factor::THROTTLE,
     ));
     let social = social::Social::new(
         db.clone(),

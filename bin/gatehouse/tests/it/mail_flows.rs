@@ -465,6 +465,44 @@ async fn required_verification_holds_sign_in_until_the_link_is_used() {
 }
 
 #[tokio::test]
+async fn a_verification_link_does_not_sign_in_a_user_with_a_second_factor() {
+    let stack = Stack::start(&[("EMAIL_VERIFICATION_AUTO_SIGN_IN", "true")]).await;
+    let email = unique_email();
+    let cookie = stack.sign_up(&email).await.cookie_header();
+    let enabled = stack
+        .post(
+            "/two-factor/enable",
+            json!({"password": PASSWORD, "method": "otp"}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(enabled.status, 200, "{}", enabled.text);
+    let sent = stack
+        .post("/send-verification-email", json!({"email": email}), None)
+        .await;
+    assert_eq!(sent.status, 200);
+    let mail = nth_mail(&stack, &email, 1).await;
+    // Opened in a signed-out browser: verified, but no session without the second factor.
+    let opened = stack.get(&mail.route(), None).await;
+    assert!(
+        opened.status == 200 || opened.status == 302,
+        "{} {}",
+        opened.status,
+        opened.text
+    );
+    assert!(
+        opened
+            .set_cookies()
+            .iter()
+            .all(|c| !c.contains("session_token")),
+        "no session cookie: {:?}",
+        opened.set_cookies()
+    );
+    let signed_in = sign_in(&stack, &email, PASSWORD).await;
+    assert_eq!(signed_in.json()["twoFactorRedirect"], true);
+}
+
+#[tokio::test]
 async fn signed_out_requests_answer_alike_and_mail_only_unverified_users() {
     let stack = Stack::start(&[]).await;
     let email = unique_email();

@@ -40,10 +40,12 @@ CREATE TABLE two_factor_codes (
     expires_at TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX two_factor_codes_expires_at ON two_factor_codes (expires_at);
+CREATE INDEX two_factor_codes_user_id ON two_factor_codes (user_id);
 
 -- Browsers that proved a second factor and asked to be trusted (better-auth's
 -- `trust-device-<id>` values): their sign-ins skip the second factor until expiry. Only the
--- identifier's SHA-256 is kept; a sign-out everywhere or a new password forgets them all.
+-- identifier's SHA-256 is kept; a sign-out everywhere or a new password forgets them all
+-- (and the user's pending challenges and mailed codes with them).
 CREATE TABLE trusted_devices (
     id_hash TEXT PRIMARY KEY,
     user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,

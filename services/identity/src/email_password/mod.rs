@@ -302,20 +302,31 @@ impl EmailPassword {
     /// Proves `password` is the user's own, where a route asks for it again (the two-factor
     /// routes): `INVALID_PASSWORD` when it is not or the user has none, after one hash
     /// verification either way.
+    /// Counted in the per-account throttle like a sign-in, and hashed within the sign-in
+    /// budget: a stolen session must not become a way to guess the password.
     pub async fn check_password(&self, user_id: &str, password: &str) -> Result<(), IdentityError> {
         if password.chars().count() > self.max_password {
             return Err(base::PASSWORD_TOO_LONG.into());
         }
-        let stored = store::credential_of(&self.db, user_id)
-            .await?
-            .and_then(|c| c.password_hash);
-        let Some(stored) = stored else {
+        let Some(credential) = store::credential_of(&self.db, user_id).await? else {
+            return Err(base::USER_NOT_FOUND.into());
+        };
+        let email = credential.user.email;
+        let attempt = self.admit(&email).await?;
+        let Some(stored) = credential.password_hash else {
             self.hasher
-                .verify_dummy_within(password, usize::MAX)
+                .verify_dummy_within(password, self.sign_in_budget)
                 .await?;
+            self.record(&email, attempt, false).await;
             return Err(base::INVALID_PASSWORD.into());
         };
-        if !self.hasher.verify(password, &stored).await?.valid {
+        let valid = self
+            .hasher
+            .verify_within(password, &stored, self.sign_in_budget)
+            .await?
+            .valid;
+        self.record(&email, attempt, valid).await;
+        if !valid {
             return Err(base::INVALID_PASSWORD.into());
         }
         Ok(())

@@ -152,8 +152,8 @@ impl TwoFactorService for TwoFactor {
         &self,
         request: Request<pb::ForgetTrustedDevicesRequest>,
     ) -> Result<Response<pb::ForgetTrustedDevicesResponse>, Status> {
-        let user_id = request.into_inner().user_id;
-        TwoFactor::forget_trusted_devices(self, &user_id).await?;
+        let r = request.into_inner();
+        TwoFactor::forget_trusted_devices(self, &r.user_id, r.kept.as_deref()).await?;
         Ok(Response::new(pb::ForgetTrustedDevicesResponse {}))
     }
 }

@@ -154,11 +154,27 @@ pub struct Verified {
     pub enabled: bool,
 }
 
-/// A code's check: proved (and whether that turns the second factor on), or a wrong guess.
+/// A code's check: proved (whether that turns the second factor on, and for a TOTP code the
+/// sealed secret it was proved against), or a wrong guess.
 enum Check {
-    Passed { enables: bool },
+    Passed {
+        enables: bool,
+        secret: Option<String>,
+    },
     Wrong(ErrorCode),
 }
+
+/// The per-account budget of wrong codes: five free, then each next guess waits (1 s,
+/// doubling to 15 minutes), counted over a day. Stricter than the password sign-in's: a second
+/// factor is guessed only by someone who already has the password, and six digits fall to
+/// about a million guesses. About a hundred a day get through; better-auth allows ten per
+/// quarter hour.
+pub const THROTTLE: crate::email_password::throttle::ThrottleRules =
+    crate::email_password::throttle::ThrottleRules {
+        after: 5,
+        window: Duration::from_secs(24 * 3600),
+        max_delay: Duration::from_secs(15 * 60),
+    };
 
 #[derive(Clone)]
 pub struct TwoFactor {
@@ -239,7 +255,7 @@ impl TwoFactor {
             let user = if user.two_factor_enabled {
                 user
             } else {
-                self.switch_on(&user.id, false).await?
+                self.switch_on(&user.id, None).await?
             };
             return Ok(Enabled {
                 method: "otp",
@@ -256,13 +272,17 @@ impl TwoFactor {
         }
         let secret = ids::random_from(SECRET_ALPHABET, SECRET_LENGTH);
         let backup_codes = new_backup_codes();
-        store::put_unverified(
+        let written = store::put_unverified(
             &self.db,
             user_id,
             &self.seal("two_factors.secret", user_id, &secret),
             &self.seal_codes(user_id, &backup_codes)?,
         )
         .await?;
+        // Confirmed meanwhile (another tab): a verified secret is never replaced.
+        if !written {
+            return Err(codes::TOTP_ALREADY_ENABLED.into());
+        }
         tracing::info!(user_id, "two-factor set-up started");
         Ok(Enabled {
             method: "totp",
@@ -441,8 +461,12 @@ impl TwoFactor {
         let (user, challenge) = self.resolve(target).await?;
         let attempt = self.admit(&user.id).await?;
         if let (Target::Challenge(id), Some(challenge)) = (target, &challenge)
-            && challenge.attempts >= self.settings.allowed_attempts
+            && !store::take_challenge_attempt(&self.db, id, self.settings.allowed_attempts).await?
         {
+            if challenge.attempts < self.settings.allowed_attempts {
+                // Used up or expired by another request since it was read.
+                return Err(codes::INVALID_TWO_FACTOR_COOKIE.into());
+            }
             store::drop_challenge(&self.db, id).await?;
             return Err(codes::TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE.into());
         }
@@ -452,15 +476,12 @@ impl TwoFactor {
             Method::Otp => self.check_otp(target, &user, code).await?,
             Method::BackupCode => self.check_backup_code(&user, code).await?,
         };
-        let enables = match check {
+        let (enables, secret) = match check {
             Check::Wrong(refusal) => {
-                if let Target::Challenge(id) = target {
-                    store::count_challenge_failure(&self.db, id).await?;
-                }
                 self.record(&user.id, attempt, false).await;
                 return Err(refusal.into());
             }
-            Check::Passed { enables } => enables,
+            Check::Passed { enables, secret } => (enables, secret),
         };
         self.record(&user.id, attempt, true).await;
         let mut verified = Verified {
@@ -479,13 +500,11 @@ impl TwoFactor {
                 verified.trusted = Some(self.trust(&verified.user.id).await?);
             }
         } else if enables && !verified.user.two_factor_enabled {
-            verified.user = self
-                .switch_on(&verified.user.id, method == Method::Totp)
-                .await?;
+            verified.user = self.switch_on(&verified.user.id, secret).await?;
             verified.enabled = true;
-        } else if enables {
+        } else if let (true, Some(secret)) = (enables, secret) {
             // On already (codes by mail): the authenticator joins it.
-            store::verify_secret(&self.db, &verified.user.id).await?;
+            store::verify_secret(&self.db, &verified.user.id, &secret).await?;
         }
         Ok(verified)
     }
@@ -509,12 +528,13 @@ impl TwoFactor {
         };
         // A code seen before (or older than one seen) is a replay: refused like a wrong one.
         if step <= secrets.last_totp_step
-            || !store::accept_totp_step(&self.db, &user.id, step).await?
+            || !store::accept_totp_step(&self.db, &user.id, &secrets.secret, step).await?
         {
             return Ok(Check::Wrong(codes::INVALID_CODE));
         }
         Ok(Check::Passed {
             enables: !secrets.verified,
+            secret: Some(secrets.secret),
         })
     }
 
@@ -528,7 +548,7 @@ impl TwoFactor {
         let mailed = store::code(&self.db, &key, &user.id)
             .await?
             .ok_or(codes::OTP_HAS_EXPIRED)?;
-        if mailed.attempts >= self.settings.allowed_attempts {
+        if !store::take_code_attempt(&self.db, &key, self.settings.allowed_attempts).await? {
             return Err(codes::TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE.into());
         }
         let expected = self
@@ -538,7 +558,6 @@ impl TwoFactor {
                 IdentityError::internal("opening a mailed code", base::INTERNAL_SERVER_ERROR, error)
             })?;
         if !bool::from(expected.as_bytes().ct_eq(code.as_bytes())) {
-            store::count_code_failure(&self.db, &key).await?;
             return Ok(Check::Wrong(codes::INVALID_CODE));
         }
         if !store::consume_code(&self.db, &key, &mailed.code).await? {
@@ -546,6 +565,7 @@ impl TwoFactor {
         }
         Ok(Check::Passed {
             enables: !user.two_factor_enabled,
+            secret: None,
         })
     }
 
@@ -569,10 +589,17 @@ impl TwoFactor {
         if !store::swap_backup_codes(&self.db, &user.id, &secrets.backup_codes, &rest).await? {
             return Ok(Check::Wrong(codes::INVALID_BACKUP_CODE));
         }
-        Ok(Check::Passed { enables: false })
+        Ok(Check::Passed {
+            enables: false,
+            secret: None,
+        })
     }
 
-    async fn switch_on(&self, user_id: &str, verify_secret: bool) -> Result<User, IdentityError> {
+    async fn switch_on(
+        &self,
+        user_id: &str,
+        verify_secret: Option<String>,
+    ) -> Result<User, IdentityError> {
         let user = store::switch(&self.db, user_id, Switch::On { verify_secret }, |user| {
             vec![changed(user, TwoFactorChange::Enabled, "")]
         })
@@ -582,11 +609,23 @@ impl TwoFactor {
         Ok(user)
     }
 
-    /// Forgets every browser the user trusted (a sign-out everywhere).
-    pub async fn forget_trusted_devices(&self, user_id: &str) -> Result<(), IdentityError> {
-        let mut tx = self.db.begin().await?;
-        store::forget_devices(&mut tx, user_id).await?;
-        tx.commit().await?;
+    /// Forgets every browser the user trusted but `kept` (the caller's own, on a sign-out of
+    /// the other sessions; `None` on a sign-out everywhere).
+    pub async fn forget_trusted_devices(
+        &self,
+        user_id: &str,
+        kept: Option<&str>,
+    ) -> Result<(), IdentityError> {
+        match kept.filter(|k| !k.is_empty()) {
+            Some(kept) => {
+                store::forget_other_devices(&self.db, user_id, kept).await?;
+            }
+            None => {
+                let mut tx = self.db.begin().await?;
+                store::forget_devices(&mut tx, user_id).await?;
+                tx.commit().await?;
+            }
+        }
         Ok(())
     }
 

@@ -27,20 +27,21 @@ pub async fn secrets(db: &Db, user_id: &str) -> Result<Option<Secrets>, DbError>
     .await
 }
 
-/// A new secret being set up (not verified), replacing one that never was.
+/// A new secret being set up (not verified), replacing one that never was; false when the
+/// user's secret is (or has just become) a verified one, which is never replaced.
 pub async fn put_unverified(
     db: &Db,
     user_id: &str,
     secret: &str,
     backup_codes: &str,
-) -> Result<(), DbError> {
+) -> Result<bool, DbError> {
     let now = ids::now();
-    query(
+    let written = query(
         "INSERT INTO two_factors (user_id, secret, backup_codes, verified, last_totp_step, created_at, updated_at) \
          VALUES ($1, $2, $3, FALSE, 0, $4, $4) \
          ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, \
          backup_codes = excluded.backup_codes, verified = FALSE, last_totp_step = 0, \
-         updated_at = excluded.updated_at",
+         updated_at = excluded.updated_at WHERE two_factors.verified = FALSE",
     )
     .bind(user_id)
     .bind(secret)
@@ -48,17 +49,25 @@ pub async fn put_unverified(
     .bind(now)
     .execute(db)
     .await?;
-    Ok(())
+    Ok(written == 1)
 }
 
-/// Records `step` as the newest accepted code's; false when it (or a later one) was accepted
-/// already: the code is a replay.
-pub async fn accept_totp_step(db: &Db, user_id: &str, step: i64) -> Result<bool, DbError> {
+/// Records `step` as the newest accepted code's of the secret `sealed` (the one the code was
+/// checked against); false when it (or a later one) was accepted already — the code is a
+/// replay — or the secret was replaced meanwhile.
+pub async fn accept_totp_step(
+    db: &Db,
+    user_id: &str,
+    sealed: &str,
+    step: i64,
+) -> Result<bool, DbError> {
     let changed = query(
-        "UPDATE two_factors SET last_totp_step = $1 WHERE user_id = $2 AND last_totp_step < $1",
+        "UPDATE two_factors SET last_totp_step = $1 \
+         WHERE user_id = $2 AND secret = $3 AND last_totp_step < $1",
     )
     .bind(step)
     .bind(user_id)
+    .bind(sealed)
     .execute(db)
     .await?;
     Ok(changed == 1)
@@ -98,9 +107,9 @@ pub async fn set_backup_codes(db: &Db, user_id: &str, codes: &str) -> Result<boo
 
 /// What turning the second factor on or off changes besides the user's flag.
 pub enum Switch {
-    /// On; with `verify_secret`, the secret being set up becomes the verified one (its first
-    /// code was proved).
-    On { verify_secret: bool },
+    /// On; with `verify_secret` (the sealed secret a first code was proved against), that
+    /// secret becomes the verified one.
+    On { verify_secret: Option<String> },
     /// Off: the secret, backup codes and trusted devices go.
     Off,
 }
@@ -126,16 +135,20 @@ pub async fn switch(
         .await?;
     match switch {
         Switch::On {
-            verify_secret: false,
+            verify_secret: None,
         } => {}
         Switch::On {
-            verify_secret: true,
+            verify_secret: Some(sealed),
         } => {
-            query("UPDATE two_factors SET verified = TRUE, updated_at = $1 WHERE user_id = $2")
-                .bind(at)
-                .bind(user_id)
-                .execute(&mut tx)
-                .await?;
+            query(
+                "UPDATE two_factors SET verified = TRUE, updated_at = $1 \
+                 WHERE user_id = $2 AND secret = $3",
+            )
+            .bind(at)
+            .bind(user_id)
+            .bind(sealed)
+            .execute(&mut tx)
+            .await?;
         }
         Switch::Off => {
             query("DELETE FROM two_factors WHERE user_id = $1")
@@ -153,13 +166,17 @@ pub async fn switch(
     Ok(Some(user))
 }
 
-/// Marks a secret verified for a user whose second factor is on already (by mail codes).
-pub async fn verify_secret(db: &Db, user_id: &str) -> Result<(), DbError> {
-    query("UPDATE two_factors SET verified = TRUE, updated_at = $1 WHERE user_id = $2")
-        .bind(ids::now())
-        .bind(user_id)
-        .execute(db)
-        .await?;
+/// Marks the secret `sealed` verified for a user whose second factor is on already (by mail
+/// codes).
+pub async fn verify_secret(db: &Db, user_id: &str, sealed: &str) -> Result<(), DbError> {
+    query(
+        "UPDATE two_factors SET verified = TRUE, updated_at = $1 WHERE user_id = $2 AND secret = $3",
+    )
+    .bind(ids::now())
+    .bind(user_id)
+    .bind(sealed)
+    .execute(db)
+    .await?;
     Ok(())
 }
 
@@ -203,13 +220,19 @@ pub async fn challenge(db: &Db, id: &str) -> Result<Option<Challenge>, DbError> 
     .await
 }
 
-/// One more wrong code against the challenge.
-pub async fn count_challenge_failure(db: &Db, id: &str) -> Result<(), DbError> {
-    query("UPDATE two_factor_challenges SET attempts = attempts + 1 WHERE id_hash = $1")
-        .bind(ids::sha256_hex(id))
-        .execute(db)
-        .await?;
-    Ok(())
+/// Takes one of the challenge's attempts before a code is checked (so concurrent guesses
+/// cannot all slip under the limit); false when none is left or the challenge expired.
+pub async fn take_challenge_attempt(db: &Db, id: &str, allowed: i32) -> Result<bool, DbError> {
+    let taken = query(
+        "UPDATE two_factor_challenges SET attempts = attempts + 1 \
+         WHERE id_hash = $1 AND attempts < $2 AND expires_at > $3",
+    )
+    .bind(ids::sha256_hex(id))
+    .bind(allowed)
+    .bind(ids::now())
+    .execute(db)
+    .await?;
+    Ok(taken == 1)
 }
 
 /// Uses the challenge up; false when another request did first (or it expired meanwhile).
@@ -279,12 +302,16 @@ pub async fn code(db: &Db, target: &str, user_id: &str) -> Result<Option<MailedC
     .await
 }
 
-pub async fn count_code_failure(db: &Db, target: &str) -> Result<(), DbError> {
-    query("UPDATE two_factor_codes SET attempts = attempts + 1 WHERE target = $1")
-        .bind(target)
-        .execute(db)
-        .await?;
-    Ok(())
+/// Takes one of the mailed code's attempts before it is compared; false when none is left.
+pub async fn take_code_attempt(db: &Db, target: &str, allowed: i32) -> Result<bool, DbError> {
+    let taken = query(
+        "UPDATE two_factor_codes SET attempts = attempts + 1 WHERE target = $1 AND attempts < $2",
+    )
+    .bind(target)
+    .bind(allowed)
+    .execute(db)
+    .await?;
+    Ok(taken == 1)
 }
 
 /// Uses the code up; false when another request did first.
@@ -334,11 +361,26 @@ pub async fn take_trusted_device(
     Ok(removed == 1)
 }
 
-/// Forgets every trusted device of the user (in the transaction of a password change).
-pub async fn forget_devices(tx: &mut Tx, user_id: &str) -> Result<u64, DbError> {
-    query("DELETE FROM trusted_devices WHERE user_id = $1")
+/// Forgets every trusted device of the user, and their pending challenges and mailed codes
+/// (in the transaction of a password change, a reset, a disable): whatever was started or
+/// trusted under the old credentials ends with them.
+pub async fn forget_devices(tx: &mut Tx, user_id: &str) -> Result<(), DbError> {
+    for sql in [
+        "DELETE FROM trusted_devices WHERE user_id = $1",
+        "DELETE FROM two_factor_challenges WHERE user_id = $1",
+        "DELETE FROM two_factor_codes WHERE user_id = $1",
+    ] {
+        query(sql).bind(user_id).execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// Forgets the user's trusted devices but the one `kept` (a sign-out of the other sessions).
+pub async fn forget_other_devices(db: &Db, user_id: &str, kept: &str) -> Result<u64, DbError> {
+    query("DELETE FROM trusted_devices WHERE user_id = $1 AND id_hash <> $2")
         .bind(user_id)
-        .execute(tx)
+        .bind(ids::sha256_hex(kept))
+        .execute(db)
         .await
 }
 

@@ -576,3 +576,57 @@ async fn an_admin_resets_a_users_second_factor_and_the_user_hears_of_it(#[case] 
         "signed out everywhere"
     );
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_verified_secret_is_never_replaced_and_a_new_password_ends_pending_sign_ins(
+    #[case] backend: Backend,
+) {
+    let t = setup(backend).await;
+    let tf = two_factor(&t, &default_secrets());
+    let (id, key, _) = enrolled(&t, &tf, "tess@example.com").await;
+    // A set-up raced by its own confirmation (another tab): the verified secret stays.
+    assert!(
+        !two_factor::store::put_unverified(&t.db, &id, "other", "codes")
+            .await
+            .unwrap()
+    );
+    let pending = challenge(&tf, &id).await;
+    t.accounts
+        .change_password(&id, PASSWORD, "Another-Horse-9")
+        .await
+        .unwrap();
+    assert_eq!(
+        refused(
+            tf.verify(&pending, Method::Totp, &code(&key, 1), false)
+                .await
+        ),
+        "INVALID_TWO_FACTOR_COOKIE",
+        "a sign-in started with the old password ends with it"
+    );
+}
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn parallel_guesses_cannot_exceed_a_challenges_attempts(#[case] backend: Backend) {
+    let t = setup(backend).await;
+    let tf = two_factor(&t, &default_secrets());
+    let (id, key, _) = enrolled(&t, &tf, "tess@example.com").await;
+    let target = challenge(&tf, &id).await;
+    let good: Vec<String> = (-1..=1).map(|o| code(&key, o)).collect();
+    let wrong = ["000000", "111111", "222222", "333333"]
+        .into_iter()
+        .find(|c| !good.iter().any(|g| g == c))
+        .unwrap();
+    let guesses = (0..12).map(|_| tf.verify(&target, Method::Totp, wrong, false));
+    let answers = futures_util::future::join_all(guesses).await;
+    let checked = answers
+        .into_iter()
+        .filter(|a| matches!(a, Err(e) if format!("{e:?}").contains("INVALID_CODE")))
+        .count();
+    assert!(checked <= 5, "{checked} guesses were checked");
+}
