@@ -1,10 +1,12 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from "react";
+import { useId, type InputHTMLAttributes, type ReactNode, type Ref } from "react";
 
 interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "id"> {
   label: string;
   /** Shown under the input and announced with it (`aria-describedby`). */
   error?: string | undefined;
   hint?: ReactNode;
+  /** The input itself (React 19 passes `ref` as a prop), for forms that move focus to it. */
+  ref?: Ref<HTMLInputElement>;
 }
 
 /** A labelled input with its hint and its error beside it, linked for screen readers. */

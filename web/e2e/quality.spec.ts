@@ -11,6 +11,7 @@ test("every screen passes axe-core with no serious or critical violations", asyn
   });
   const screens = [
     "/sign-in/",
+    "/sign-in/two-factor/?methods=totp,otp",
     "/sign-up/",
     "/forgot-password/",
     "/reset-password/?token=from-a-mail",

@@ -32,7 +32,9 @@ export type Field =
   | "eventTypes"
   // API keys.
   | "keyName"
-  | "expiry";
+  | "expiry"
+  // Two-step verification.
+  | "code";
 
 export interface Entry {
   message: string;
@@ -90,6 +92,21 @@ const CODES: Record<string, Entry> = {
   KEY_NOT_FOUND: { message: "This key no longer exists.", fields: [] },
   INSUFFICIENT_API_KEY_PERMISSIONS: { message: "Your role cannot manage this organization's API keys.", fields: [] },
   USER_NOT_MEMBER_OF_ORGANIZATION: { message: "You are not a member of this organization.", fields: [] },
+  // Two-step verification: a pending sign-in's code, and setting the authenticator app up.
+  INVALID_CODE: { message: "This code is not right. Check it and try again.", fields: ["code"] },
+  INVALID_BACKUP_CODE: { message: "This backup code is not right, or it was already used.", fields: ["code"] },
+  OTP_HAS_EXPIRED: { message: "This code has expired. Send yourself a new one.", fields: ["code"] },
+  INVALID_TWO_FACTOR_COOKIE: { message: "This sign-in has timed out. Sign in again.", fields: [] },
+  TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE: { message: "Too many wrong codes for this sign-in. Sign in again.", fields: [] },
+  ACCOUNT_TEMPORARILY_LOCKED: {
+    message: "Too many wrong codes: your account is locked for a while. Try again later.",
+    fields: [],
+  },
+  TOTP_ALREADY_ENABLED: { message: "Two-step verification is already on.", fields: [] },
+  TOTP_NOT_ENABLED: { message: "You have not set up an authenticator app. Use another way.", fields: [] },
+  OTP_NOT_ENABLED: { message: "Codes by email are not available for your account. Use another way.", fields: [] },
+  TWO_FACTOR_NOT_ENABLED: { message: "Two-step verification is off.", fields: [] },
+  BACKUP_CODES_NOT_ENABLED: { message: "You have no backup codes. Use another way.", fields: [] },
   // The captcha, where the form shows no widget (its settings did not load): the widget's own
   // form says these beside it.
   MISSING_RESPONSE: { message: "This form needs a security check that did not load. Reload the page and try again.", fields: [] },
@@ -125,9 +142,10 @@ export function mapError<F extends string>(error: ApiError, formFields: readonly
 
 /** One sentence for `error`, for places without fields (buttons, lists). */
 export function describe(error: ApiError): string {
-  if (error.status === 429) return "Too many attempts. Wait a moment and try again.";
-  if (error.code && SERVER_WORDED.has(error.code) && error.message) return error.message;
+  // A 429 with a code of its own (a locked account) says so; a bare rate limit, this.
   const entry = error.code ? CODES[error.code] : undefined;
+  if (error.status === 429 && !entry) return "Too many attempts. Wait a moment and try again.";
+  if (error.code && SERVER_WORDED.has(error.code) && error.message) return error.message;
   if (entry) return entry.message;
   if (error.code?.startsWith("YOU_ARE_NOT_ALLOWED_TO_")) {
     return error.message ? `${error.message}.`.replace(/\.\.$/, ".") : "You are not allowed to do this.";

@@ -33,6 +33,13 @@ export const password: Check = (value) => {
   return undefined;
 };
 
+/** A 6-digit one-time code (an authenticator app's or a mailed one); spaces are ignored. */
+export const sixDigitCode: Check = (value) => {
+  const code = value.replace(/\s+/g, "");
+  if (code === "") return "Enter the code.";
+  return /^\d{6}$/.test(code) ? undefined : "Enter the 6 digits of the code.";
+};
+
 /** An optional username: empty is fine, anything else must follow the plugin's rules. */
 export const username: Check = (value) => {
   const v = value.trim();

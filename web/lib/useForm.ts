@@ -73,5 +73,11 @@ export function useForm<F extends string>(
       await done(data);
     };
 
-  return { values, setValues, errors, notice, setNotice, busy, field, onSubmit, reset: () => setValues(initial) };
+  /** Back to the initial values, with no field errors (the notice stays: callers set it). */
+  const reset = () => {
+    setValues(initial);
+    setErrors({});
+  };
+
+  return { values, setValues, errors, notice, setNotice, busy, field, onSubmit, reset };
 }

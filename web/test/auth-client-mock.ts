@@ -18,6 +18,15 @@ export const client = {
   sendVerificationEmail: vi.fn(),
   signOut: vi.fn(),
   getSession: vi.fn(),
+  twoFactor: {
+    enable: vi.fn(),
+    disable: vi.fn(),
+    generateBackupCodes: vi.fn(),
+    verifyTotp: vi.fn(),
+    sendOtp: vi.fn(),
+    verifyOtp: vi.fn(),
+    verifyBackupCode: vi.fn(),
+  },
   apiKey: { create: vi.fn(), list: vi.fn(), update: vi.fn(), delete: vi.fn() },
   organization: {
     create: vi.fn(),

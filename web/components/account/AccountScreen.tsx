@@ -8,8 +8,9 @@ import { EmailSection } from "./EmailSection";
 import { LinkedAccounts } from "./LinkedAccounts";
 import { ProfileForm } from "./ProfileForm";
 import { SessionsList } from "./SessionsList";
+import { TwoFactorSection } from "./TwoFactorSection";
 
-/** `/account/`: the signed-in user's profile, address, password, sign-in methods, sessions, API keys and billing. */
+/** `/account/`: the signed-in user's profile, address, password, two-step verification, sign-in methods, sessions, API keys and billing. */
 export function AccountScreen() {
   return (
     <RequireSession>
@@ -20,6 +21,9 @@ export function AccountScreen() {
           {/* An admin acting as the user changes neither their address, password nor existence. */}
           {session.session.impersonatedBy ? null : <EmailSection key={`email-${session.user.id}`} session={session} />}
           {session.session.impersonatedBy ? null : <ChangePasswordForm userId={session.user.id} />}
+          {session.session.impersonatedBy ? null : (
+            <TwoFactorSection key={`2fa-${session.user.id}`} enabled={Boolean(session.user.twoFactorEnabled)} />
+          )}
           <LinkedAccounts userId={session.user.id} readOnly={Boolean(session.session.impersonatedBy)} />
           <SessionsList current={session} />
           {session.session.impersonatedBy ? null : <ApiKeysSection owner={{ userId: session.user.id }} />}

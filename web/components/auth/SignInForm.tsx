@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { required } from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
@@ -13,10 +13,22 @@ const checks = { identifier: required("your email or username"), password: requi
 /** The two endpoints the form posts to: an `@` in the identifier picks the first. */
 const ENDPOINTS = ["/sign-in/email", "/sign-in/username"] as const;
 
+/** The answer for an account with a second factor: no session yet (the client plugin moves on). */
+const needsSecondFactor = (data: unknown) =>
+  typeof data === "object" && data !== null && "twoFactorRedirect" in data && data.twoFactorRedirect === true;
+
 /** Sign in with an email address or a username (an `@` tells which), with remember-me. */
 export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void | Promise<void>; signUpHref: string }) {
   const form = useForm({ identifier: "", password: "" }, checks);
   const [rememberMe, setRememberMe] = useState(true);
+  // Set while the browser loads the two-factor page, so the form is not sent twice; cleared
+  // when Back brings this page back from the browser's cache.
+  const [leaving, setLeaving] = useState(false);
+  useEffect(() => {
+    const back = (e: PageTransitionEvent) => e.persisted && setLeaving(false);
+    window.addEventListener("pageshow", back);
+    return () => window.removeEventListener("pageshow", back);
+  }, []);
   const byEmail = form.values.identifier.includes("@");
   const captcha = useCaptcha(ENDPOINTS, ENDPOINTS[byEmail ? 0 : 1]);
 
@@ -28,7 +40,7 @@ export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void 
         ? authClient.signIn.email({ email: identifier, password, rememberMe, ...captcha.fetchOptions })
         : authClient.signIn.username({ username: identifier, password, rememberMe, ...captcha.fetchOptions });
     },
-    onSignedIn,
+    (data) => (needsSecondFactor(data) ? setLeaving(true) : onSignedIn()),
     captcha.guard,
   );
 
@@ -43,7 +55,7 @@ export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void 
         <label htmlFor="remember-me">Remember me on this device</label>
       </div>
       <CaptchaWidget widget={captcha.widget} />
-      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel="Signing in…">
+      <Button type="submit" busy={form.busy || leaving} disabled={captcha.pending} busyLabel="Signing in…">
         Sign in
       </Button>
       <p className="form-footer">

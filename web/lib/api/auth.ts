@@ -165,6 +165,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reset-two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turns a user's second factor off (`user:reset-two-factor`; Gatehouse's own route): their
+         *     authenticator, backup codes and trusted browsers are forgotten, every session of theirs
+         *     ends and they are mailed. Another admin's only for a super-admin.
+         */
+        post: operations["reset_two_factor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/revoke-user-session": {
         parameters: {
             query?: never;
@@ -1935,11 +1956,13 @@ export interface components {
         EnableBody: {
             /** @description The name the authenticator app shows (default `TWO_FACTOR_ISSUER`). */
             issuer?: string | null;
-            method?: components["schemas"]["EnableMethod"] | null;
+            /**
+             * @description `totp` (default): set up an authenticator app, on once a first code is verified; `otp`:
+             *     codes by mail, on at once.
+             */
+            method?: ("otp" | "totp") | null;
             password: string;
         };
-        /** @enum {string} */
-        EnableMethod: "otp" | "totp";
         EnableResponse: {
             /** @description Shown once: only their encrypted form is kept. */
             backupCodes?: string[] | null;
@@ -2223,6 +2246,9 @@ export interface components {
             newPassword: string;
             /** @description The link's token (or `?token=` in the query; the body wins). */
             token?: string | null;
+        };
+        ResetTwoFactorBody: {
+            userId: string;
         };
         RevokeSessionBody: {
             /** @description The token of one of the caller's sessions (as `list-sessions` shows it). */
@@ -2566,6 +2592,8 @@ export interface components {
              * @enum {unknown}
              */
             role?: null | false | "" | 0;
+            /** @description Refused when set: `FIELD_NOT_ALLOWED` (the two-factor plugin's, changed by its routes). */
+            twoFactorEnabled?: unknown;
             /**
              * @description Username plugin: checked, normalised and unique as at sign-up; the display form is
              *     left as it was.
@@ -2618,7 +2646,7 @@ export interface components {
             user: components["schemas"]["User"];
         };
         VerifiedResponse: {
-            /** @description The new session's token (the caller's own when already signed in). */
+            /** @description The new session's token (the caller's own when already signed in by a cookie). */
             token?: string | null;
             user: components["schemas"]["User"];
         };
@@ -3301,6 +3329,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessResponse"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`, or the route's own refusal (`YOU_CANNOT_BAN_YOURSELF`,
+             *     `NO_DATA_TO_UPDATE`, `INVALID_ROLE_TYPE`, …).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No session: an empty body. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description The caller may not: `YOU_ARE_NOT_ALLOWED_TO_…`, or `YOU_CANNOT_…` (an admin acting on
+             *     another admin: only `ADMIN_USER_IDS` may); or an origin refusal.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `USER_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `TOO_MANY_REQUESTS`; `X-Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: a backend service is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reset_two_factor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetTwoFactorBody"];
+            };
+        };
+        responses: {
+            /** @description The user, their second factor off */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
                 };
             };
             /**

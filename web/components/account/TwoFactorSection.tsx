@@ -1,0 +1,167 @@
+"use client";
+import { useEffect, useRef, useState } from "react";
+import { authClient } from "@/lib/auth-client";
+import type { ApiError } from "@/lib/errors";
+import { required } from "@/lib/rules";
+import { refreshSession } from "@/lib/session";
+import { useForm } from "@/lib/useForm";
+import { Button } from "../Button";
+import { Field } from "../Field";
+import { FormAlert } from "../FormAlert";
+import { BackupCodes } from "./BackupCodes";
+import { TotpSetup } from "./TotpSetup";
+
+type Action = "regenerate" | "disable";
+type Step =
+  | { kind: "idle" }
+  | { kind: "password"; action: Action }
+  | { kind: "setup"; totpURI: string; backupCodes: string[] }
+  | { kind: "codes"; codes: string[]; title: string };
+
+/**
+ * Two-step verification: turning it on (password, then the authenticator app, then the backup
+ * codes, shown once), and while it is on, new backup codes or turning it off (each asks for
+ * the password again).
+ */
+export function TwoFactorSection({ enabled }: { enabled: boolean }) {
+  const [step, setStep] = useState<Step>({ kind: "idle" });
+  const [notice, setNotice] = useState<string>();
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Back to the section's start; the focus too, as the part that had it is gone.
+  const idle = () => {
+    setStep({ kind: "idle" });
+    heading.current?.focus();
+  };
+
+  const open = (action: Action) => {
+    setNotice(undefined);
+    setStep({ kind: "password", action });
+  };
+
+  return (
+    <section className="card form" aria-labelledby="two-factor-title">
+      <h2 id="two-factor-title" ref={heading} tabIndex={-1}>
+        Two-step verification
+      </h2>
+      <p className="muted" data-testid="two-factor-status">
+        {enabled ? (
+          <>
+            <strong>On.</strong> Signing in with your password also asks for a code from your authenticator app.
+          </>
+        ) : (
+          <>
+            <strong>Off.</strong> Your password alone signs you in. Ask for a code from an authenticator app too, to
+            protect your account.
+          </>
+        )}
+      </p>
+      <FormAlert message={notice} tone="success" />
+      {step.kind === "codes" ? (
+        <BackupCodes codes={step.codes} title={step.title} onDone={idle} />
+      ) : step.kind === "setup" ? (
+        <TotpSetup
+          totpURI={step.totpURI}
+          onCancel={idle}
+          onConfirmed={() => {
+            setNotice("Two-step verification is on.");
+            setStep({ kind: "codes", codes: step.backupCodes, title: "Your backup codes" });
+          }}
+        />
+      ) : !enabled ? (
+        <PasswordForm
+          label="Turn on two-step verification"
+          busyLabel="Turning on…"
+          send={(password) => authClient.twoFactor.enable({ password })}
+          onDone={(data) => {
+            if (data?.method !== "totp") return;
+            setStep({ kind: "setup", totpURI: data.totpURI, backupCodes: data.backupCodes });
+            // The steps that follow start under the heading.
+            heading.current?.focus();
+          }}
+        />
+      ) : step.kind === "password" && step.action === "regenerate" ? (
+        <PasswordForm
+          label="Regenerate backup codes"
+          busyLabel="Generating…"
+          hint="Your current backup codes stop working."
+          send={(password) => authClient.twoFactor.generateBackupCodes({ password })}
+          onDone={(data) => {
+            if (data) setStep({ kind: "codes", codes: data.backupCodes, title: "Your new backup codes" });
+          }}
+          onCancel={idle}
+        />
+      ) : step.kind === "password" ? (
+        <PasswordForm
+          label="Turn off two-step verification"
+          busyLabel="Turning off…"
+          tone="danger"
+          send={(password) => authClient.twoFactor.disable({ password })}
+          onDone={async () => {
+            await refreshSession();
+            idle();
+            setNotice("Two-step verification is off.");
+          }}
+          onCancel={idle}
+        />
+      ) : (
+        <div className="actions">
+          <Button tone="secondary" busy={false} onClick={() => open("regenerate")}>
+            Regenerate backup codes
+          </Button>
+          <Button tone="danger" busy={false} onClick={() => open("disable")}>
+            Turn off
+          </Button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+interface PasswordFormProps<T> {
+  /** The form's name and its button's. */
+  label: string;
+  busyLabel: string;
+  hint?: string;
+  tone?: "primary" | "danger";
+  send: (password: string) => Promise<{ data: T | null; error: ApiError | null }>;
+  onDone: (data: T | null) => void | Promise<void>;
+  /** Given when the form opened on request: it then takes the focus, and can be closed. */
+  onCancel?: () => void;
+}
+
+/** The password again, before a change to the second factor. */
+function PasswordForm<T>({ label, busyLabel, hint, tone = "primary", send, onDone, onCancel }: PasswordFormProps<T>) {
+  const form = useForm({ password: "" }, { password: required("your password") });
+  const submit = form.onSubmit(() => send(form.values.password), onDone);
+  const input = useRef<HTMLInputElement>(null);
+  const opened = Boolean(onCancel);
+  useEffect(() => {
+    if (opened) input.current?.focus();
+  }, [opened]);
+
+  return (
+    <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label={label}>
+      <FormAlert message={form.notice?.text} />
+      <Field
+        ref={input}
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        hint={hint}
+        {...form.field("password")}
+        onBlur={undefined}
+      />
+      <div className="actions">
+        <Button type="submit" tone={tone} busy={form.busy} busyLabel={busyLabel}>
+          {label}
+        </Button>
+        {onCancel ? (
+          <Button tone="secondary" busy={false} onClick={onCancel}>
+            Cancel
+          </Button>
+        ) : null}
+      </div>
+    </form>
+  );
+}
