@@ -62,3 +62,17 @@ service_listeners() {
   [ -n "$listeners" ] || die "'gatehouse parts --json' listed no service listener"
   echo "$listeners"
 }
+
+# bench_env: what the run measured on, into $OUT/env.txt (the machine, the tools, the binary).
+bench_env() {
+  {
+    echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host_nproc=$(nproc)"
+    echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+    echo "wrk=$(wrk -v 2>&1 | head -n 1)"
+    echo "oha=$("$OHA" --version 2>&1 | head -n 1)"
+    echo "node=$(node --version)"
+    echo "gatehouse_bin_sha256=$(sha256sum "$GATEHOUSE_BIN" | cut -d' ' -f1)"
+    echo "git_head=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)"
+  } >"$OUT/env.txt"
+}

@@ -48,16 +48,7 @@ reference_server
 if [ "$BENCH_NICE" != 0 ]; then
   renice -n "$BENCH_NICE" -p $$ >/dev/null 2>&1 || BENCH_NICE=0
 fi
-{
-  echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "host_nproc=$(nproc)"
-  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-  echo "wrk=$(wrk -v 2>&1 | head -n 1)"
-  echo "oha=$("$OHA" --version 2>&1 | head -n 1)"
-  echo "node=$(node --version)"
-  echo "gatehouse_bin_sha256=$(sha256sum "$GATEHOUSE_BIN" | cut -d' ' -f1)"
-  echo "git_head=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo none)"
-} >"$OUT/env.txt"
+bench_env
 
 service_listeners="$(service_listeners)"
 # start_gatehouse name port extra-env...: a standalone stack of its own

@@ -83,6 +83,15 @@ fn code(key: &[u8], offset: i64) -> String {
     totp::hotp(key, step as u64)
 }
 
+/// Six digits that are none of the codes now accepted for `key`.
+fn not_a_code(key: &[u8]) -> &'static str {
+    let good: Vec<String> = (-1..=1).map(|o| code(key, o)).collect();
+    ["000000", "111111", "222222", "333333"]
+        .into_iter()
+        .find(|c| !good.iter().any(|g| g == c))
+        .unwrap()
+}
+
 fn signed_in(user_id: &str) -> Target {
     Target::SignedIn {
         user_id: user_id.into(),
@@ -220,11 +229,7 @@ async fn five_wrong_codes_use_a_challenge_up(#[case] backend: Backend) {
     let tf = two_factor(&t, &default_secrets());
     let (id, key, _) = enrolled(&t, &tf, "tess@example.com").await;
     let target = challenge(&tf, &id).await;
-    let good: Vec<String> = (-1..=1).map(|o| code(&key, o)).collect();
-    let wrong = ["000000", "111111", "222222", "333333"]
-        .into_iter()
-        .find(|c| !good.iter().any(|g| g == c))
-        .unwrap();
+    let wrong = not_a_code(&key);
     for _ in 0..5 {
         assert_eq!(
             refused(tf.verify(&target, Method::Totp, wrong, false).await),
@@ -261,11 +266,7 @@ async fn guesses_count_per_account_across_challenges(#[case] backend: Backend) {
         },
     ));
     let (id, key, _) = enrolled(&t, &tf, "tess@example.com").await;
-    let good: Vec<String> = (-1..=1).map(|o| code(&key, o)).collect();
-    let wrong = ["000000", "111111", "222222"]
-        .into_iter()
-        .find(|c| !good.iter().any(|g| g == c))
-        .unwrap();
+    let wrong = not_a_code(&key);
     for _ in 0..2 {
         let fresh = challenge(&tf, &id).await;
         assert_eq!(
@@ -617,11 +618,7 @@ async fn parallel_guesses_cannot_exceed_a_challenges_attempts(#[case] backend: B
     let tf = two_factor(&t, &default_secrets());
     let (id, key, _) = enrolled(&t, &tf, "tess@example.com").await;
     let target = challenge(&tf, &id).await;
-    let good: Vec<String> = (-1..=1).map(|o| code(&key, o)).collect();
-    let wrong = ["000000", "111111", "222222", "333333"]
-        .into_iter()
-        .find(|c| !good.iter().any(|g| g == c))
-        .unwrap();
+    let wrong = not_a_code(&key);
     let guesses = (0..12).map(|_| tf.verify(&target, Method::Totp, wrong, false));
     let answers = futures_util::future::join_all(guesses).await;
     let checked = answers
