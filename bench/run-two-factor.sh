@@ -5,7 +5,7 @@
 #      second factor on, wrk -t$THREADS -c$CONNS -d$DUR -s bench/verify-totp.lua, on each
 #      server (target: Gatehouse >= 20x the reference). The code sent is not the user's: the
 #      whole check runs and is refused (401 INVALID_CODE) on both, since Gatehouse accepts each
-#      code only once. Its per-account throttle is set out of reach (SIGN_IN_THROTTLE_AFTER) so
+#      code only once. Its per-account throttle is set out of reach (TWO_FACTOR_THROTTLE_AFTER) so
 #      that the refusals measure the check, not the lock-out;
 #   2. the same at a fixed offered rate, open loop (oha -q, --latency-correction) for LAT_DUR at
 #      half of each server's own median maximum;
@@ -16,14 +16,14 @@
 #
 #   bash bench/run-two-factor.sh                               # release build first
 #   GATEHOUSE_BIN=path/to/release/gatehouse bash bench/run-two-factor.sh
-#   env: DUR (10s), LAT_DUR (15s), ROUNDS (3), THREADS (2), CONNS (32), LAT_CONNS (32),
+#   env: DUR (10s), WARMUP (5s, unmeasured, each server before the rounds), LAT_DUR (15s), ROUNDS (3), THREADS (2), CONNS (32), LAT_CONNS (32),
 #        SIGN_INS (30), GH_PORT (3400), REF_PORT (3410), BENCH_NICE (-10), OHA
 # Writes bench/results/two-factor-<stamp>/ (summary.json, raw outputs, commands.txt).
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$REPO"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/gatehouse-target}"
-DUR="${DUR:-10s}" LAT_DUR="${LAT_DUR:-15s}" ROUNDS="${ROUNDS:-3}" SIGN_INS="${SIGN_INS:-30}"
+DUR="${DUR:-10s}" WARMUP="${WARMUP:-5s}" LAT_DUR="${LAT_DUR:-15s}" ROUNDS="${ROUNDS:-3}" SIGN_INS="${SIGN_INS:-30}"
 THREADS="${THREADS:-2}" CONNS="${CONNS:-32}" LAT_CONNS="${LAT_CONNS:-32}"
 GH_PORT="${GH_PORT:-3400}" REF_PORT="${REF_PORT:-3410}"
 BENCH_NICE="${BENCH_NICE:--10}"
@@ -56,7 +56,7 @@ bench_env
 service_listeners="$(service_listeners)"
 mkdir -p "$work/gatehouse"
 gh_env=(DATA_DIR="$work/gatehouse" WEB_DIR= GATEWAY_LISTEN="127.0.0.1:$GH_PORT" BASE_URL="http://localhost:$GH_PORT"
-  GATEWAY_OPS_LISTEN=127.0.0.1:0 RUST_LOG=warn RATE_LIMIT_ENABLED=false SIGN_IN_THROTTLE_AFTER=1000000000)
+  GATEWAY_OPS_LISTEN=127.0.0.1:0 RUST_LOG=warn RATE_LIMIT_ENABLED=false TWO_FACTOR_THROTTLE_AFTER=1000000000)
 # shellcheck disable=SC2086 # one word per VAR=value
 env "${gh_env[@]}" $service_listeners "$GATEHOUSE_BIN" standalone >"$OUT/gatehouse.log" 2>&1 &
 gh_pid=$!
@@ -88,6 +88,10 @@ measure() {
   grep -q "unexpected responses: 0" "$file" || die "$label: unexpected answers ($(grep unexpected "$file"))"
   log "$label: $(awk '/Requests\/sec/ {print $2}' "$file") req/s"
 }
+for name in gatehouse reference; do
+  COOKIE="${cookies[$name]}" ORIGIN="http://localhost:${ports[$name]}" wrk -t"$THREADS" -c"$CONNS" -d"$WARMUP" \
+    -s bench/verify-totp.lua "http://127.0.0.1:${ports[$name]}/api/auth/two-factor/verify-totp" >"$OUT/warmup-$name.txt" 2>&1
+done
 for round in $(seq 1 "$ROUNDS"); do
   measure "verify-gatehouse-$round" gatehouse
   measure "verify-reference-$round" reference

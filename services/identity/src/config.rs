@@ -106,6 +106,13 @@ pub struct IdentityConfig {
     /// `TWO_FACTOR_ALLOWED_ATTEMPTS` (default 5): wrong codes a pending sign-in (or a mailed
     /// code) takes before it is used up.
     pub two_factor_allowed_attempts: u32,
+    /// `TWO_FACTOR_THROTTLE_AFTER` (default 5), `TWO_FACTOR_THROTTLE_WINDOW` (default 86400 s)
+    /// and `TWO_FACTOR_THROTTLE_MAX_DELAY` (default 900 s): wrong second-factor codes for one
+    /// account allowed within the window before each further one makes the next guess wait,
+    /// 1 s doubling up to the maximum.
+    pub two_factor_throttle_after: u64,
+    pub two_factor_throttle_window: u64,
+    pub two_factor_throttle_max_delay: u64,
 }
 
 impl Default for IdentityConfig {
@@ -153,6 +160,9 @@ impl Default for IdentityConfig {
             two_factor_trust_device_max_age: two_factor.trust_device_lifetime.as_secs(),
             two_factor_otp_expires_in: two_factor.otp_lifetime.as_secs(),
             two_factor_allowed_attempts: two_factor.allowed_attempts as u32,
+            two_factor_throttle_after: crate::two_factor::THROTTLE.after,
+            two_factor_throttle_window: crate::two_factor::THROTTLE.window.as_secs(),
+            two_factor_throttle_max_delay: crate::two_factor::THROTTLE.max_delay.as_secs(),
         }
     }
 }
@@ -176,6 +186,15 @@ impl IdentityConfig {
             rate_limit_max: self.api_key_rate_limit_max.max(1),
             metadata: self.api_key_metadata,
             ..Default::default()
+        }
+    }
+
+    pub fn two_factor_throttle_rules(&self) -> crate::email_password::throttle::ThrottleRules {
+        use std::time::Duration;
+        crate::email_password::throttle::ThrottleRules {
+            after: self.two_factor_throttle_after,
+            window: Duration::from_secs(self.two_factor_throttle_window.max(1)),
+            max_delay: Duration::from_secs(self.two_factor_throttle_max_delay.max(1)),
         }
     }
 

@@ -111,7 +111,7 @@ async fn start(
     )
     .with_throttle(email_password::throttle::SignInThrottle::new(
         context.cache.clone(),
-        two_factor::THROTTLE,
+        config.two_factor_throttle_rules(),
     ));
     let social = social::Social::new(
         db.clone(),

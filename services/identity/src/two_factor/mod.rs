@@ -164,8 +164,8 @@ enum Check {
     Wrong(ErrorCode),
 }
 
-/// The per-account budget of wrong codes: five free, then each next guess waits (1 s,
-/// doubling to 15 minutes), counted over a day. Stricter than the password sign-in's: a second
+/// The per-account budget of wrong codes by default (`TWO_FACTOR_THROTTLE_*`): five free,
+/// then each next guess waits (1 s, doubling to 15 minutes), counted over a day. Stricter than the password sign-in's: a second
 /// factor is guessed only by someone who already has the password, and six digits fall to
 /// about a million guesses. About a hundred a day get through; better-auth allows ten per
 /// quarter hour.
@@ -344,7 +344,9 @@ impl TwoFactor {
         remember: bool,
         trusted_device: Option<&str>,
     ) -> Result<SignInStart, IdentityError> {
-        let user = self.user(user_id).await?;
+        let store::UserWithSecrets { user, secrets } = store::user_with_secrets(&self.db, user_id)
+            .await?
+            .ok_or(base::USER_NOT_FOUND)?;
         if !user.two_factor_enabled {
             return Ok(SignInStart::NotNeeded);
         }
@@ -364,10 +366,7 @@ impl TwoFactor {
         )
         .await?;
         let mut methods = Vec::with_capacity(2);
-        if store::secrets(&self.db, user_id)
-            .await?
-            .is_some_and(|s| s.verified)
-        {
+        if secrets.is_some_and(|s| s.verified) {
             methods.push("totp");
         }
         methods.push("otp");
@@ -394,29 +393,34 @@ impl TwoFactor {
         })
     }
 
-    /// The user a code is for: a challenge's (`INVALID_TWO_FACTOR_COOKIE` when it is unknown
-    /// or expired), or the signed-in one.
+    /// The user a code is for, with their secrets: a challenge's (`INVALID_TWO_FACTOR_COOKIE`
+    /// when it is unknown or expired), or the signed-in one.
     async fn resolve(
         &self,
         target: &Target,
-    ) -> Result<(User, Option<store::Challenge>), IdentityError> {
+    ) -> Result<(store::UserWithSecrets, Option<store::Challenge>), IdentityError> {
         match target {
             Target::Challenge(id) => {
                 let challenge = store::challenge(&self.db, id)
                     .await?
                     .ok_or(codes::INVALID_TWO_FACTOR_COOKIE)?;
-                let user = crate::user::store::get(&self.db, &challenge.user_id)
+                let found = store::user_with_secrets(&self.db, &challenge.user_id)
                     .await?
                     .ok_or(codes::INVALID_TWO_FACTOR_COOKIE)?;
-                Ok((user, Some(challenge)))
+                Ok((found, Some(challenge)))
             }
-            Target::SignedIn { user_id, .. } => Ok((self.user(user_id).await?, None)),
+            Target::SignedIn { user_id, .. } => {
+                let found = store::user_with_secrets(&self.db, user_id)
+                    .await?
+                    .ok_or(base::USER_NOT_FOUND)?;
+                Ok((found, None))
+            }
         }
     }
 
     /// Mails a fresh code to the target's user, replacing any earlier one.
     pub async fn send_otp(&self, target: &Target) -> Result<(), IdentityError> {
-        let (user, _) = self.resolve(target).await?;
+        let user = self.resolve(target).await?.0.user;
         let code = ids::random_from(b"0123456789", OTP_DIGITS);
         let key = target.code_key();
         let lifetime = self.settings.otp_lifetime;
@@ -458,7 +462,7 @@ impl TwoFactor {
         code: &str,
         trust_device: bool,
     ) -> Result<Verified, IdentityError> {
-        let (user, challenge) = self.resolve(target).await?;
+        let (store::UserWithSecrets { user, secrets }, challenge) = self.resolve(target).await?;
         let attempt = self.admit(&user.id).await?;
         if let (Target::Challenge(id), Some(challenge)) = (target, &challenge)
             && !store::take_challenge_attempt(&self.db, id, self.settings.allowed_attempts).await?
@@ -472,9 +476,9 @@ impl TwoFactor {
         }
         let signing_in = challenge.is_some();
         let check = match method {
-            Method::Totp => self.check_totp(&user, signing_in, code).await?,
+            Method::Totp => self.check_totp(&user, secrets, signing_in, code).await?,
             Method::Otp => self.check_otp(target, &user, code).await?,
-            Method::BackupCode => self.check_backup_code(&user, code).await?,
+            Method::BackupCode => self.check_backup_code(&user, secrets, code).await?,
         };
         let (enables, secret) = match check {
             Check::Wrong(refusal) => {
@@ -512,12 +516,11 @@ impl TwoFactor {
     async fn check_totp(
         &self,
         user: &User,
+        secrets: Option<store::Secrets>,
         signing_in: bool,
         code: &str,
     ) -> Result<Check, IdentityError> {
-        let secrets = store::secrets(&self.db, &user.id)
-            .await?
-            .ok_or(codes::TOTP_NOT_ENABLED)?;
+        let secrets = secrets.ok_or(codes::TOTP_NOT_ENABLED)?;
         if signing_in && !secrets.verified {
             return Err(codes::TOTP_NOT_ENABLED.into());
         }
@@ -569,10 +572,13 @@ impl TwoFactor {
         })
     }
 
-    async fn check_backup_code(&self, user: &User, code: &str) -> Result<Check, IdentityError> {
-        let secrets = store::secrets(&self.db, &user.id)
-            .await?
-            .ok_or(codes::BACKUP_CODES_NOT_ENABLED)?;
+    async fn check_backup_code(
+        &self,
+        user: &User,
+        secrets: Option<store::Secrets>,
+        code: &str,
+    ) -> Result<Check, IdentityError> {
+        let secrets = secrets.ok_or(codes::BACKUP_CODES_NOT_ENABLED)?;
         let mut backup_codes = self.open_codes(&user.id, &secrets.backup_codes)?;
         let mut found = None;
         for (index, candidate) in backup_codes.iter().enumerate() {

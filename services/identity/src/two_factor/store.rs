@@ -18,6 +18,52 @@ pub struct Secrets {
     pub last_totp_step: i64,
 }
 
+/// A user and their sealed secrets (none before a set-up), read together: a code's check
+/// costs one query.
+pub struct UserWithSecrets {
+    pub user: User,
+    pub secrets: Option<Secrets>,
+}
+
+impl<'r, R> sqlx::FromRow<'r, R> for UserWithSecrets
+where
+    R: sqlx::Row,
+    usize: sqlx::ColumnIndex<R>,
+    User: sqlx::FromRow<'r, R>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<bool>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
+        let user = User::from_row(row)?;
+        let at = crate::user::COLUMNS.len();
+        let secret: Option<String> = row.try_get(at)?;
+        let secrets = match secret {
+            Some(secret) => Some(Secrets {
+                secret,
+                backup_codes: row
+                    .try_get::<Option<String>, _>(at + 1)?
+                    .unwrap_or_default(),
+                verified: row.try_get::<Option<bool>, _>(at + 2)?.unwrap_or(false),
+                last_totp_step: row.try_get::<Option<i64>, _>(at + 3)?.unwrap_or(0),
+            }),
+            None => None,
+        };
+        Ok(Self { user, secrets })
+    }
+}
+
+pub async fn user_with_secrets(db: &Db, user_id: &str) -> Result<Option<UserWithSecrets>, DbError> {
+    const SQL: &str = concat!(
+        "SELECT ",
+        crate::user_columns!(),
+        ", two_factors.secret, two_factors.backup_codes, two_factors.verified, \
+         two_factors.last_totp_step \
+         FROM users LEFT JOIN two_factors ON two_factors.user_id = users.id WHERE users.id = $1"
+    );
+    query(SQL).bind(user_id).fetch_optional(db).await
+}
+
 pub async fn secrets(db: &Db, user_id: &str) -> Result<Option<Secrets>, DbError> {
     query(
         "SELECT secret, backup_codes, verified, last_totp_step FROM two_factors WHERE user_id = $1",
