@@ -360,8 +360,11 @@ fn check_field(
         ));
         return;
     }
+    // An optional enum (`oneOf: [null, {enum}]`) takes null as its absence.
+    let null_allowed = value.is_null() && types.contains(&Type::Null);
     if let Some(allowed) = object.and_then(|o| o.enum_values.as_ref())
         && !allowed.contains(value)
+        && !null_allowed
     {
         let options: Vec<String> = allowed.iter().map(Value::to_string).collect();
         issues.push(format!(
@@ -547,6 +550,37 @@ mod tests {
         #[schema(min_length = 1)]
         name: Option<String>,
         count: u32,
+    }
+
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[allow(dead_code)]
+    struct WithOptionalEnum {
+        #[schema(inline)]
+        method: Option<Method>,
+    }
+
+    #[derive(serde::Deserialize, utoipa::ToSchema, Debug)]
+    #[serde(rename_all = "lowercase")]
+    #[allow(dead_code)]
+    enum Method {
+        Otp,
+        Totp,
+    }
+
+    #[test]
+    fn an_optional_enum_takes_null_as_absent_and_refuses_other_values() {
+        for body in [json!({}), json!({"method": null}), json!({"method": "otp"})] {
+            assert!(
+                validate::<WithOptionalEnum>("body", Some(&body)).is_ok(),
+                "{body}"
+            );
+        }
+        let body = json!({"method": "sms"});
+        let (_, text) = message(validate::<WithOptionalEnum>("body", Some(&body)).unwrap_err());
+        assert_eq!(
+            text,
+            "[body.method] Invalid option: expected one of \"otp\"|\"totp\""
+        );
     }
 
     fn message(error: ApiError) -> (String, String) {

@@ -321,7 +321,14 @@ fn shapes(document: &mut Value) -> Vec<String> {
     // update-user: the fields a user may not set are refused when "supplied" (JavaScript
     // truthiness, as better-auth judges it), so only the empty values may be sent.
     let falsy = json!({ "enum": [null, false, "", 0] });
-    for field in ["email", "role", "banned", "banReason", "banExpires"] {
+    for field in [
+        "email",
+        "role",
+        "banned",
+        "banReason",
+        "banExpires",
+        "twoFactorEnabled",
+    ] {
         let pointer = format!("/components/schemas/UpdateUserBody/properties/{field}");
         match document.pointer_mut(&pointer) {
             Some(property) => merge(property, &falsy),

@@ -2592,8 +2592,11 @@ export interface components {
              * @enum {unknown}
              */
             role?: null | false | "" | 0;
-            /** @description Refused when set: `FIELD_NOT_ALLOWED` (the two-factor plugin's, changed by its routes). */
-            twoFactorEnabled?: unknown;
+            /**
+             * @description Refused when set: `FIELD_NOT_ALLOWED` (the two-factor plugin's, changed by its routes).
+             * @enum {unknown}
+             */
+            twoFactorEnabled?: null | false | "" | 0;
             /**
              * @description Username plugin: checked, normalised and unique as at sign-up; the display form is
              *     left as it was.
