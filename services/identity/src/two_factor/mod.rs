@@ -591,9 +591,15 @@ impl TwoFactor {
         };
         backup_codes.remove(index);
         let rest = self.seal_codes(&user.id, &backup_codes)?;
-        // Used at the same time by another request: only one of them gets it.
+        // Used at the same time by another request: only one of them gets it, and the other
+        // is told to try again (better-auth's 409), not counted as a wrong guess.
         if !store::swap_backup_codes(&self.db, &user.id, &secrets.backup_codes, &rest).await? {
-            return Ok(Check::Wrong(codes::INVALID_BACKUP_CODE));
+            return Err(IdentityError::Refused(
+                gatehouse_kit::errors::Failure::message_only(
+                    409,
+                    "Failed to verify backup code. Please try again.",
+                ),
+            ));
         }
         Ok(Check::Passed {
             enables: false,
