@@ -87,6 +87,11 @@ const CODES: Record<string, Entry> = {
   YOU_CANNOT_REMOVE_ADMINS: { message: "Only a super-admin can remove another admin.", fields: [] },
   YOU_CANNOT_SET_ADMINS_PASSWORD: { message: "Only a super-admin can set another admin's password.", fields: [] },
   YOU_CANNOT_REVOKE_ADMINS_SESSIONS: { message: "Only a super-admin can sign another admin out.", fields: [] },
+  YOU_CANNOT_RESET_ADMINS_TWO_FACTOR: {
+    message: "Only a super-admin can reset another admin's two-step verification.",
+    fields: [],
+  },
+  YOU_ARE_NOT_ALLOWED_TO_RESET_USERS_TWO_FACTOR: { message: "You are not allowed to reset two-step verification.", fields: [] },
   // API keys.
   INVALID_NAME_LENGTH: { message: "Use a name of 1 to 32 characters.", fields: ["keyName"] },
   KEY_NOT_FOUND: { message: "This key no longer exists.", fields: [] },

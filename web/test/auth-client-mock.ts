@@ -28,6 +28,15 @@ export const client = {
     verifyBackupCode: vi.fn(),
   },
   apiKey: { create: vi.fn(), list: vi.fn(), update: vi.fn(), delete: vi.fn() },
+  admin: {
+    listUsers: vi.fn(),
+    setRole: vi.fn(),
+    banUser: vi.fn(),
+    unbanUser: vi.fn(),
+    revokeUserSessions: vi.fn(),
+    impersonateUser: vi.fn(),
+    removeUser: vi.fn(),
+  },
   organization: {
     create: vi.fn(),
     checkSlug: vi.fn(),

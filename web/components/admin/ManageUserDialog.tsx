@@ -1,6 +1,7 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import type { components } from "@/lib/api/auth";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
@@ -18,15 +19,20 @@ const BAN_LENGTHS = [
   { label: "Until unbanned", seconds: 0 },
 ];
 
-type Action = "role" | "ban" | "unban" | "sessions" | "impersonate" | "remove";
+type Action = "role" | "ban" | "unban" | "sessions" | "impersonate" | "two-factor" | "remove";
 
-/** Everything an admin does to one user: role, ban, sessions, impersonation, removal. */
+/** Gatehouse's own route, without a client-plugin method: the user, their second factor off. */
+const resetTwoFactor = (userId: string) =>
+  authClient.$fetch<components["schemas"]["UserResponse"]>("/admin/reset-two-factor", { method: "POST", body: { userId } });
+
+/** Everything an admin does to one user: role, ban, sessions, impersonation, two-step verification, removal. */
 export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefined; onClose: () => void }) {
   const router = useRouter();
   const [role, setRole] = useState(user?.role ?? "user");
   const [banReason, setBanReason] = useState("");
   const [banLength, setBanLength] = useState(0);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const [confirmReset, setConfirmReset] = useState(false);
   const [busy, setBusy] = useState<Action>();
   const [message, setMessage] = useState<{ tone: "error" | "success"; text: string }>();
 
@@ -163,6 +169,42 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
             Impersonate
           </Button>
         </div>
+      </section>
+
+      <section className="dialog-section" aria-labelledby="two-factor-title">
+        <h3 id="two-factor-title">Two-step verification</h3>
+        <p data-testid="two-factor-status">{user.twoFactorEnabled ? "On" : "Off"}</p>
+        {!user.twoFactorEnabled ? null : confirmReset ? (
+          <>
+            <p>Their authenticator, backup codes and trusted browsers are forgotten, they are signed out everywhere and emailed.</p>
+            <div className="actions">
+              <Button
+                tone="danger"
+                busy={busy === "two-factor"}
+                busyLabel="Resetting…"
+                onClick={() =>
+                  void (async () => {
+                    const ok = await run(
+                      "two-factor",
+                      () => settle(resetTwoFactor(userId)),
+                      "Two-step verification turned off; the user was signed out and emailed.",
+                    );
+                    if (ok) setConfirmReset(false);
+                  })()
+                }
+              >
+                Yes, reset two-step verification
+              </Button>
+              <button type="button" className="button button-secondary" onClick={() => setConfirmReset(false)}>
+                Keep
+              </button>
+            </div>
+          </>
+        ) : (
+          <Button tone="danger" busy={false} onClick={() => setConfirmReset(true)}>
+            Reset two-step verification
+          </Button>
+        )}
       </section>
 
       <section className="dialog-section" aria-labelledby="remove-title">

@@ -16,7 +16,8 @@ export interface UsersQuery {
   page: number;
 }
 
-export type AdminUser = UserWithRole;
+/** A listed user as the client types it, with the two-factor plugin's field the list carries. */
+export type AdminUser = UserWithRole & { twoFactorEnabled?: boolean | null | undefined };
 /** `list-users`' answer as documented, its users as the client types them. */
 type Page = Omit<components["schemas"]["ListUsersResponse"], "users"> & { users: AdminUser[] };
 
