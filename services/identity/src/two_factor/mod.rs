@@ -508,7 +508,7 @@ impl TwoFactor {
             verified.enabled = true;
         } else if let (true, Some(secret)) = (enables, secret) {
             // On already (codes by mail): the authenticator joins it.
-            store::verify_secret(&self.db, &verified.user.id, &secret).await?;
+            store::verify_secret(&self.db, &verified.user.id, &secret, ids::now()).await?;
         }
         Ok(verified)
     }

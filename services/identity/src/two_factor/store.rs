@@ -3,7 +3,7 @@
 //! and `trusted_devices`. Identifiers handed out (challenges, devices) are kept as SHA-256.
 
 use chrono::{DateTime, Utc};
-use gatehouse_kit::db::{Db, DbError, Tx, query};
+use gatehouse_kit::db::{Db, DbError, Executor, Tx, query};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 
@@ -185,17 +185,7 @@ pub async fn switch(
         } => {}
         Switch::On {
             verify_secret: Some(sealed),
-        } => {
-            query(
-                "UPDATE two_factors SET verified = TRUE, updated_at = $1 \
-                 WHERE user_id = $2 AND secret = $3",
-            )
-            .bind(at)
-            .bind(user_id)
-            .bind(sealed)
-            .execute(&mut tx)
-            .await?;
-        }
+        } => verify_secret(&mut tx, user_id, &sealed, at).await?,
         Switch::Off => {
             query("DELETE FROM two_factors WHERE user_id = $1")
                 .bind(user_id)
@@ -212,16 +202,21 @@ pub async fn switch(
     Ok(Some(user))
 }
 
-/// Marks the secret `sealed` verified for a user whose second factor is on already (by mail
-/// codes).
-pub async fn verify_secret(db: &Db, user_id: &str, sealed: &str) -> Result<(), DbError> {
+/// Marks the secret `sealed` (the one a first code was proved against) verified: in the
+/// transaction that turns the second factor on, or alone when it is on already (by mail codes).
+pub async fn verify_secret(
+    on: impl Executor,
+    user_id: &str,
+    sealed: &str,
+    at: DateTime<Utc>,
+) -> Result<(), DbError> {
     query(
         "UPDATE two_factors SET verified = TRUE, updated_at = $1 WHERE user_id = $2 AND secret = $3",
     )
-    .bind(ids::now())
+    .bind(at)
     .bind(user_id)
     .bind(sealed)
-    .execute(db)
+    .execute(on)
     .await?;
     Ok(())
 }
