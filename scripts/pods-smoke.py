@@ -54,10 +54,32 @@ def fail(message: str) -> None:
     raise SystemExit(f"pods-smoke: {message}")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(count: int) -> list[int]:
+    """Distinct ports below the kernel's ephemeral range.
+
+    Ports from bind(0) come out of the ephemeral range, so the same one can be handed out twice
+    or taken by a pod's own outgoing connection before that pod binds it; ports held open together
+    from below the range can be neither.
+    """
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    held: list[socket.socket] = []
+    try:
+        for candidate in secrets.SystemRandom().sample(range(10000, low), low - 10000):
+            if len(held) == count:
+                break
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", candidate))
+            except OSError:
+                s.close()
+                continue
+            held.append(s)
+        if len(held) < count:
+            raise RuntimeError(f"only {len(held)} free ports below {low}")
+        return [s.getsockname()[1] for s in held]
+    finally:
+        for s in held:
+            s.close()
 
 
 def run(*command: str, **kwargs) -> subprocess.CompletedProcess:
@@ -399,7 +421,8 @@ def main() -> None:
         run("podman", "run", "--rm", "--entrypoint", "/usr/local/bin/gatehouse", image, "parts", "--json").stdout
     )
     parts = [placement["name"] for placement in placements]
-    ports = {key: free_port() for part in parts for key in (part, part + "-ops")}
+    keys = [key for part in parts for key in (part, part + "-ops")] + ["smtp"]
+    ports = dict(zip(keys, free_ports(len(keys))))
     suffix = secrets.token_hex(4)
     databases = {
         p["name"]: f"gh_pods_{p['name'].replace('-', '_')}_{suffix}" for p in placements if p["database_url_var"]
@@ -417,7 +440,7 @@ def main() -> None:
     secret_dir.mkdir()
     spool = work / "spool"
     spool.mkdir()
-    smtp_port = free_port()
+    smtp_port = ports.pop("smtp")
     smtp_python = os.environ.get("SMTP_SINK_PYTHON", str(Path.home() / ".cache/gatehouse-smtp-venv/bin/python"))
     smtp_sink = subprocess.Popen(
         [smtp_python, str(ROOT / "services/mailer/tests/smtp_sink.py"), str(smtp_port), str(spool)],
