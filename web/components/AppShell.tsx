@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from "react"
 import { authClient } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
 import { resetCache, useCanAdminister, useSession } from "@/lib/session";
+import { Announcer } from "./Announcer";
 import { useDismiss } from "./useDismiss";
 
 /**
@@ -93,6 +94,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         ) : null}
         {children}
       </main>
+      <Announcer />
     </>
   );
 }

@@ -12,16 +12,25 @@ interface Props extends ButtonHTMLAttributes<HTMLButtonElement> {
   tone?: "primary" | "secondary" | "danger";
 }
 
-/** A button that stays the same size while its action runs and says so to screen readers. */
-export function Button({ busy, busyLabel, tone = "primary", children, disabled, type = "button", ...rest }: Props) {
+/**
+ * A button that says so while its action runs. Busy, it is `aria-disabled`, not `disabled`: a
+ * disabled button drops keyboard focus to the page, and the user would lose their place just
+ * when the answer (an error beside it) arrives. Clicks while busy do nothing.
+ */
+export function Button({ busy, busyLabel, tone = "primary", children, disabled, type = "button", onClick, ...rest }: Props) {
   // Until the app runs, a click would submit the form natively: to a static page.
   const hydrated = useHydrated();
   return (
     <button
       type={type}
       className={`button button-${tone}`}
-      disabled={busy || disabled || !hydrated}
+      disabled={disabled || !hydrated}
+      aria-disabled={busy || undefined}
       aria-busy={busy || undefined}
+      onClick={(event) => {
+        if (busy) event.preventDefault();
+        else onClick?.(event);
+      }}
       {...rest}
     >
       {busy ? (busyLabel ?? "Working…") : children}

@@ -1,10 +1,12 @@
-import { useId, type ReactNode, type SelectHTMLAttributes } from "react";
+import { useId, type ReactNode, type Ref, type SelectHTMLAttributes } from "react";
 
 interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, "id"> {
   label: string;
   error?: string | undefined;
   hint?: ReactNode;
   children: ReactNode;
+  /** The select itself, for forms that move focus to it. */
+  ref?: Ref<HTMLSelectElement>;
 }
 
 /** A labelled select with its hint and error, linked for screen readers (like `Field`). */

@@ -1,5 +1,6 @@
 "use client";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { announce } from "@/components/Announcer";
 import { mapError, settle, type ApiError } from "./errors";
 import { validate, type Check } from "./rules";
 
@@ -28,7 +29,28 @@ export function useForm<F extends string>(
   const [errors, setErrors] = useState<Partial<Record<F, string>>>({});
   const [notice, setNotice] = useState<Notice>();
   const [busy, setBusy] = useState(false);
+  // Read by the submit handler, which a second Enter can call before `busy` re-renders.
+  const sending = useRef(false);
   const fields = Object.keys(initial) as F[];
+  const inputs = useRef(new Map<F, HTMLElement>());
+  // Set by a refused submit, acted on once the errors are on the page (their ids exist then).
+  const [speak, setSpeak] = useState<Partial<Record<F, string>>>();
+
+  useEffect(() => {
+    if (!speak) return;
+    setSpeak(undefined);
+    const invalid = fields.filter((name) => speak[name]);
+    // The first one on the page, which is where a sighted user would look.
+    const first = invalid
+      .map((name) => inputs.current.get(name))
+      .filter((element): element is HTMLElement => element !== undefined)
+      .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+    first?.focus();
+    const messages = invalid.map((name) => speak[name]);
+    announce(
+      messages.length === 1 ? (messages[0] ?? "") : `${messages.length} fields need attention. ${messages.join(" ")}`,
+    );
+  }, [speak, fields]);
 
   /** Props for a `<Field>` bound to `name`. */
   const field = (name: F) => ({
@@ -40,6 +62,10 @@ export function useForm<F extends string>(
       if (errors[name]) setErrors((er) => ({ ...er, [name]: undefined }));
     },
     onBlur: () => setErrors((er) => ({ ...er, [name]: checks[name]?.(values[name]) })),
+    ref: (element: HTMLElement | null) => {
+      if (element) inputs.current.set(name, element);
+      else inputs.current.delete(name);
+    },
   });
 
   /**
@@ -55,23 +81,33 @@ export function useForm<F extends string>(
     ) =>
     async (event: FormEvent) => {
       event.preventDefault();
+      if (sending.current) return;
       const found = validate(values, checks);
       setErrors(found);
       setNotice(undefined);
       const guarded = guard ? guard.check() : true;
+      if (Object.keys(found).length > 0) setSpeak(found);
       if (Object.keys(found).length > 0 || !guarded) return;
+      sending.current = true;
       setBusy(true);
       const { data, error } = await settle(send());
+      sending.current = false;
       setBusy(false);
       if (guard?.settled(error)) return;
       if (error) {
         const mapped = mapError(error, fields);
         setErrors(mapped.fields);
+        // A field's error takes focus there; the form's stays where focus is (the button),
+        // and its alert is read out.
+        if (Object.keys(mapped.fields).length > 0) setSpeak(mapped.fields);
         if (mapped.form) setNotice({ tone: "error", text: mapped.form });
         return;
       }
       await done(data);
     };
+
+  /** Moves focus to `name`'s input (a form that opens on a field, or changes what it asks). */
+  const focus = (name: F) => inputs.current.get(name)?.focus();
 
   /** Back to the initial values, with no field errors (the notice stays: callers set it). */
   const reset = () => {
@@ -79,5 +115,5 @@ export function useForm<F extends string>(
     setErrors({});
   };
 
-  return { values, setValues, errors, notice, setNotice, busy, field, onSubmit, reset };
+  return { values, setValues, errors, notice, setNotice, busy, field, onSubmit, reset, focus };
 }

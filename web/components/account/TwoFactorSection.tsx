@@ -133,17 +133,15 @@ interface PasswordFormProps<T> {
 function PasswordForm<T>({ label, busyLabel, hint, tone = "primary", send, onDone, onCancel }: PasswordFormProps<T>) {
   const form = useForm({ password: "" }, { password: required("your password") });
   const submit = form.onSubmit(() => send(form.values.password), onDone);
-  const input = useRef<HTMLInputElement>(null);
   const opened = Boolean(onCancel);
   useEffect(() => {
-    if (opened) input.current?.focus();
+    if (opened) form.focus("password");
   }, [opened]);
 
   return (
     <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label={label}>
       <FormAlert message={form.notice?.text} />
       <Field
-        ref={input}
         label="Password"
         type="password"
         autoComplete="current-password"

@@ -50,7 +50,6 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
   const [sending, setSending] = useState(false);
   const [trust, setTrust] = useState(false);
   const [over, setOver] = useState<string>();
-  const input = useRef<HTMLInputElement>(null);
   const form = useForm({ code: "" }, { code: mode === "backup" ? required("a backup code") : sixDigitCode });
   const offered: Mode[] = [...(methods ?? ["totp", "otp"]), "backup"];
 
@@ -58,7 +57,7 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
     if (session) router.replace(callback);
   }, [session, router, callback]);
   // The code field has the focus on arrival, after a change of method and after a refusal.
-  useEffect(() => input.current?.focus(), [mode, form.errors.code]);
+  useEffect(() => form.focus("code"), [mode, form.errors.code]);
 
   const submit = form.onSubmit(
     async () => {
@@ -87,7 +86,7 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
     if (error) return form.setNotice({ tone: "error", text: describe(error) });
     setSent(true);
     form.setNotice({ tone: "success", text: again ? "We sent you a new code." : "We sent a code to your email address." });
-    input.current?.focus();
+    form.focus("code");
   }
 
   function choose(next: Mode) {
@@ -114,7 +113,6 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
       <p className="muted">{intro}</p>
       <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
       <Field
-        ref={input}
         label={TEXT[mode].label}
         inputMode={mode === "backup" ? "text" : "numeric"}
         autoComplete={mode === "backup" ? "off" : "one-time-code"}
