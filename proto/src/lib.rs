@@ -74,6 +74,7 @@ pub mod events {
         v1::UserBanned => "user.banned",
         v1::UserCredentialsChanged => "user.credentials-changed",
         v1::SessionRevoked => "session.revoked",
+        v1::SessionNewDevice => "session.new-device",
         v1::MailRequested => "mail.requested",
         v1::MailSent => "mail.sent",
         v1::MailFailed => "mail.failed",
@@ -169,9 +170,16 @@ pub mod events {
         topics: &["organization.deleted"],
     };
 
+    /// Identity mails a user who signed in from a new device.
+    pub const IDENTITY_SESSION_EVENTS: Queue = Queue {
+        name: "identity.session-events",
+        topics: &["session.new-device"],
+    };
+
     /// Every consumer queue. Adding a consumer is a line here and its handler.
     pub const QUEUES: &[Queue] = &[
         IDENTITY_ORGANIZATION_EVENTS,
+        IDENTITY_SESSION_EVENTS,
         SESSION_USER_EVENTS,
         SESSION_ORGANIZATION_EVENTS,
         MAILER_MAIL_REQUESTS,

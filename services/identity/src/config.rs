@@ -92,6 +92,10 @@ pub struct IdentityConfig {
     /// `API_KEY_METADATA` (default true): owners may attach JSON metadata to their keys.
     #[serde(deserialize_with = "gatehouse_kit::config::flag")]
     pub api_key_metadata: bool,
+    /// `NEW_DEVICE_MAIL` (default true): a sign-in from a device (browser and system) the user
+    /// had not signed in from before mails them, naming the device and its address.
+    #[serde(deserialize_with = "gatehouse_kit::config::flag")]
+    pub new_device_mail: bool,
     /// `TWO_FACTOR_ISSUER` (default `Gatehouse`): the name authenticator apps show for the
     /// account.
     pub two_factor_issuer: String,
@@ -155,6 +159,7 @@ impl Default for IdentityConfig {
             api_key_rate_limit_window_ms: defaults.rate_limit_window_ms,
             api_key_rate_limit_max: defaults.rate_limit_max,
             api_key_metadata: defaults.metadata,
+            new_device_mail: true,
             two_factor_issuer: two_factor.issuer,
             two_factor_challenge_expires_in: two_factor.challenge_lifetime.as_secs(),
             two_factor_trust_device_max_age: two_factor.trust_device_lifetime.as_secs(),

@@ -15,6 +15,7 @@ pub mod email_verification;
 pub mod error;
 pub mod password;
 pub mod password_reset;
+pub mod security_notice;
 pub mod social;
 pub mod two_factor;
 pub mod user;
@@ -129,6 +130,19 @@ async fn start(
         db: db.clone(),
         bus: context.bus.clone(),
         handler: std::sync::Arc::new(api_key::events::OrganizationEvents),
+        retry: gatehouse_kit::consumer::RetryPolicy::default(),
+        concurrency: 1,
+        yields: None,
+    }
+    .spawn(shutdown.clone());
+    // A sign-in from a new device mails its user.
+    gatehouse_kit::consumer::Consumer {
+        queue: gatehouse_proto::events::IDENTITY_SESSION_EVENTS.name,
+        db: db.clone(),
+        bus: context.bus.clone(),
+        handler: std::sync::Arc::new(security_notice::events::SessionEvents {
+            mail_new_devices: config.new_device_mail,
+        }),
         retry: gatehouse_kit::consumer::RetryPolicy::default(),
         concurrency: 1,
         yields: None,

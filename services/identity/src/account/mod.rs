@@ -235,7 +235,9 @@ impl Accounts {
             return Err(base::INVALID_PASSWORD.into());
         }
         let hash = hasher.hash(new).await?;
-        credentials::change_password_hash(&self.db, user_id, &account_row_id, &hash).await?;
+        let notice = crate::security_notice::password_changed(&credential.user);
+        credentials::change_password_hash(&self.db, user_id, &account_row_id, &hash, &notice)
+            .await?;
         tracing::info!(user_id, "password changed");
         // The caller may start a new session with it (revokeOtherSessions): not when banned.
         self.credentials.admit_banned(credential.user).await

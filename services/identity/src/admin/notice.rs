@@ -1,14 +1,14 @@
 //! What a user is told, and what ends, when an admin sets their password or email or resets their
-//! second factor: a mail in
-//! their language (to the old address for a new email) and `user.credentials-changed`, on
-//! which the session service ends every session of theirs. Both are queued in the transaction
-//! of the change, so neither happens without the other.
+//! second factor: a mail in their language (to the old address for a new email) and
+//! `user.credentials-changed`, on which the session service ends every session of theirs. Both
+//! are queued in the transaction of the change, so neither happens without the other. A ban is
+//! told by mail too (its sessions end by `user.banned`).
 
+use chrono::{DateTime, Utc};
 use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::v1::{
-    MailKind, MailRequested, TwoFactorChange, UserCredentialsChanged,
-};
+use gatehouse_proto::events::v1::{MailKind, TwoFactorChange, UserCredentialsChanged};
 
+use crate::security_notice::{mail, request};
 use crate::user::User;
 
 /// The web app's page where the user can choose a password of their own (a reset by mail).
@@ -26,7 +26,7 @@ pub fn password_set(user: &User) -> Vec<OutboxEvent> {
             user,
             &user.email,
             CHOOSE_PASSWORD_PAGE,
-            None,
+            [],
         ),
         signed_out(user),
     ]
@@ -40,7 +40,7 @@ pub fn email_changed(user: &User, new_email: &str) -> Vec<OutboxEvent> {
             user,
             &user.email,
             SIGN_IN_PAGE,
-            Some(new_email),
+            [("new_email", new_email)],
         ),
         signed_out(user),
     ]
@@ -55,7 +55,7 @@ pub fn two_factor_reset(user: &User, actor_id: &str) -> Vec<OutboxEvent> {
             user,
             &user.email,
             ACCOUNT_PAGE,
-            None,
+            [],
         ),
         signed_out(user),
         crate::two_factor::changed(user, TwoFactorChange::Reset, actor_id),
@@ -68,23 +68,18 @@ fn signed_out(user: &User) -> OutboxEvent {
     })
 }
 
-fn mail(kind: MailKind, user: &User, to: &str, page: &str, new_email: Option<&str>) -> OutboxEvent {
-    OutboxEvent::new(&MailRequested {
-        kind: kind.into(),
-        to: to.to_string(),
-        name: if user.name.is_empty() {
-            user.email.clone()
-        } else {
-            user.name.clone()
-        },
-        language: user.language,
-        link_path: page.to_string(),
-        // The link is a page, not a token: it does not expire.
-        expires_in_seconds: 0,
-        params: new_email
-            .map(|email| ("new_email".to_string(), email.to_string()))
-            .into_iter()
-            .collect(),
-        user_id: user.id.clone(),
-    })
+/// An admin banned `user` for `reason`, until `expires` (or for good): they hear of it, how
+/// long it lasts said in their language (the mail's `expires_in_seconds`).
+pub fn banned(user: &User, reason: &str, expires: Option<DateTime<Utc>>) -> OutboxEvent {
+    let mut request = request(
+        MailKind::BannedByAdmin,
+        user,
+        &user.email,
+        SIGN_IN_PAGE,
+        [("reason", reason)],
+    );
+    request.expires_in_seconds = expires.map_or(0, |end| {
+        (end - gatehouse_kit::ids::now()).num_seconds().max(1)
+    });
+    OutboxEvent::new(&request)
 }

@@ -256,8 +256,8 @@ impl Admin {
         })
     }
 
-    /// ban-user: `user:ban`. The user's sessions end (user.banned), and signing in is refused
-    /// until the ban expires or is lifted.
+    /// ban-user: `user:ban`. The user's sessions end (user.banned), signing in is refused
+    /// until the ban expires or is lifted, and they are told by mail, with the reason.
     pub async fn ban_user(
         &self,
         actor_id: &str,
@@ -275,7 +275,8 @@ impl Admin {
         if user_id == actor_id {
             return Err(codes::YOU_CANNOT_BAN_YOURSELF.into());
         }
-        self.target_of(&actor, user_id, codes::YOU_CANNOT_BAN_ADMINS)
+        let target = self
+            .target_of(&actor, user_id, codes::YOU_CANNOT_BAN_ADMINS)
             .await?;
         let reason = reason.unwrap_or_else(|| self.settings.default_ban_reason.clone());
         let expires = match expires_in.or(self.settings.default_ban_expires_in) {
@@ -291,11 +292,12 @@ impl Admin {
                     })?,
             ),
         };
+        let told = notice::banned(&target, &reason, expires);
         let user = self
             .set(
                 user_id,
                 store::ban(reason, expires),
-                vec![ban_event(user_id)],
+                vec![ban_event(user_id), told],
             )
             .await?;
         tracing::info!(actor = actor_id, user_id, "user banned");

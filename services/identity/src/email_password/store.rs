@@ -277,15 +277,17 @@ pub async fn set_credential(
     Ok(())
 }
 
-/// A user's change of their own password: the credential's hash replaced and their trusted
-/// browsers forgotten, atomically.
+/// A user's change of their own password: the credential's hash replaced, their trusted
+/// browsers forgotten and `notice` (their mail) queued, atomically.
 pub async fn change_password_hash(
     db: &Db,
     user_id: &str,
     account_row_id: &str,
     password_hash: &str,
+    notice: &OutboxEvent,
 ) -> Result<(), DbError> {
     let mut tx = db.begin().await?;
+    tx.enqueue(notice).await?;
     query("UPDATE accounts SET password = $1, updated_at = $2 WHERE id = $3")
         .bind(password_hash)
         .bind(ids::now())

@@ -283,6 +283,7 @@ impl EmailVerification {
             &new_email,
             false,
             Some(&link),
+            &crate::security_notice::email_changed(&user, &new_email),
         )
         .await
         {
@@ -311,6 +312,7 @@ impl EmailVerification {
             new_email,
             true,
             None,
+            &crate::security_notice::email_changed(user, new_email),
         )
         .await
         {

@@ -109,6 +109,12 @@ impl PasswordReset {
             return Err(base::INVALID_TOKEN.into());
         }
         credentials::set_credential(&mut tx, &found.user_id, &hash).await?;
+        // The user is told, in the transaction of the change (a link for a user deleted since
+        // changes nothing they could read).
+        if let Some(user) = crate::user::store::get(&mut tx, &found.user_id).await? {
+            tx.enqueue(&crate::security_notice::password_changed(&user))
+                .await?;
+        }
         tx.commit().await?;
         tracing::info!(user_id = %found.user_id, "password reset");
         Ok(Reset {

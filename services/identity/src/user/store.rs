@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use gatehouse_kit::db::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
-use gatehouse_kit::db::{Db, DbError, Tx, query};
+use gatehouse_kit::db::{Db, DbError, Executor, Tx, query};
 use gatehouse_kit::ids;
 use gatehouse_kit::outbox::OutboxEvent;
 
@@ -18,13 +18,13 @@ macro_rules! user_columns {
     };
 }
 
-pub async fn get(db: &Db, id: &str) -> Result<Option<User>, DbError> {
+pub async fn get(on: impl Executor, id: &str) -> Result<Option<User>, DbError> {
     const SQL: &str = concat!(
         "SELECT ",
         user_columns!(),
         " FROM users WHERE users.id = $1"
     );
-    query(SQL).bind(id).fetch_optional(db).await
+    query(SQL).bind(id).fetch_optional(on).await
 }
 
 /// The users with these ids, in no particular order; unknown ids are left out.
@@ -89,8 +89,9 @@ pub(crate) async fn announce(tx: &mut Tx, user_id: &str) -> Result<User, DbError
 }
 
 /// Moves the user from `old_email` to `new_email` (`verified`: whether the new address has
-/// proved itself), records `user.updated` and writes `link` (the new address's verification),
-/// atomically. `None` when the user no longer has `old_email`.
+/// proved itself), records `user.updated`, writes `link` (the new address's verification) and
+/// queues `notice` (the old address's mail), atomically. `None` when the user no longer has
+/// `old_email`.
 pub async fn change_email(
     db: &Db,
     user_id: &str,
@@ -98,6 +99,7 @@ pub async fn change_email(
     new_email: &str,
     verified: bool,
     link: Option<&crate::verification::Link>,
+    notice: &OutboxEvent,
 ) -> Result<Option<User>, DbError> {
     let mut tx = db.begin().await?;
     let Some(at) = next_updated_at(&mut tx, user_id).await? else {
@@ -120,6 +122,7 @@ pub async fn change_email(
     if let Some(link) = link {
         link.write(&mut tx).await?;
     }
+    tx.enqueue(notice).await?;
     let user = announce(&mut tx, user_id).await?;
     tx.commit().await?;
     Ok(Some(user))

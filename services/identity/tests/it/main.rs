@@ -13,6 +13,7 @@ mod mail_links;
 mod names;
 mod provider_tokens;
 mod schema;
+mod security_notice;
 mod social;
 mod stand_in;
 mod two_factor;

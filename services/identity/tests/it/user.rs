@@ -102,6 +102,10 @@ async fn user_updated_carries_the_user_as_changed(#[case] backend: Backend) {
     })
     .await
     .unwrap();
+    let before = gatehouse_identity::user::store::get(&t.db, &id)
+        .await
+        .unwrap()
+        .unwrap();
     let moved = gatehouse_identity::user::store::change_email(
         &t.db,
         &id,
@@ -109,6 +113,7 @@ async fn user_updated_carries_the_user_as_changed(#[case] backend: Backend) {
         "ann.b@example.com",
         false,
         None,
+        &gatehouse_identity::security_notice::email_changed(&before, "ann.b@example.com"),
     )
     .await
     .unwrap()

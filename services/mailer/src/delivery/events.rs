@@ -84,6 +84,10 @@ impl MailRequests {
             Ok(MailKind::EmailChangedByAdmin) => Kind::EmailChangedByAdmin,
             Ok(MailKind::TwoFactorCode) => Kind::TwoFactorCode,
             Ok(MailKind::TwoFactorResetByAdmin) => Kind::TwoFactorResetByAdmin,
+            Ok(MailKind::PasswordChanged) => Kind::PasswordChanged,
+            Ok(MailKind::EmailChanged) => Kind::EmailChanged,
+            Ok(MailKind::NewDeviceSignIn) => Kind::NewDeviceSignIn,
+            Ok(MailKind::BannedByAdmin) => Kind::BannedByAdmin,
             Ok(MailKind::Unspecified) | Err(_) => return Err(RequestError::Kind(request.kind)),
         };
         if request.to.trim().is_empty() {

@@ -119,14 +119,21 @@ impl Locale {
             return Err(invalid(format!("sentences for an unknown mail {extra}")));
         }
         // A mail whose link never expires never says so: its own sentence would be dead text.
-        if let Some(kind) = Kind::ALL
-            .into_iter()
-            .find(|kind| !kind.link_expires() && locale.mails[kind.key()].expires.is_some())
-        {
-            return Err(invalid(format!(
-                "{} never expires but has an expires sentence",
-                kind.key()
-            )));
+        // One that says how long something else lasts (a ban) needs its own.
+        for kind in Kind::ALL {
+            let own = locale.mails[kind.key()].expires.is_some();
+            if !kind.link_expires() && !kind.lasts_apart_from_its_link() && own {
+                return Err(invalid(format!(
+                    "{} never expires but has an expires sentence",
+                    kind.key()
+                )));
+            }
+            if kind.lasts_apart_from_its_link() && !own {
+                return Err(invalid(format!(
+                    "{} says how long it lasts but has no expires sentence",
+                    kind.key()
+                )));
+            }
         }
         let forms = locale.plural.forms();
         if locale.units.minute.len() != forms || locale.units.hour.len() != forms {

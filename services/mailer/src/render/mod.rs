@@ -2,7 +2,7 @@
 //! (`templates/mail.html`, `templates/mail.txt`, minijinja, HTML-escaped by extension) and one
 //! catalogue per language (`locales/<tag>.json`) holding every mail's sentences. Placeholders
 //! in a sentence (`{name}`, `{email}`, `{new_email}`, `{expires}`, `{organization}`,
-//! `{inviter}`, `{url}`) are filled before the
+//! `{inviter}`, `{url}`, `{device}`, `{ip_address}`, `{reason}`) are filled before the
 //! template runs, so a translator can put them where their language needs them. A one-time
 //! code is no placeholder: the templates show it on its own, so no sentence (a subject shows
 //! on lock screens) can carry it.
@@ -39,10 +39,19 @@ pub enum Kind {
     TwoFactorCode,
     /// An admin turned the recipient's second factor off; they were signed out everywhere.
     TwoFactorResetByAdmin,
+    /// The recipient changed their password (or reset it by mail).
+    PasswordChanged,
+    /// The recipient moved their account to `new_email`; sent to the old address.
+    EmailChanged,
+    /// The recipient signed in from a new `device` (at `ip_address`).
+    NewDeviceSignIn,
+    /// An admin banned the recipient (`reason`); `expires_in` is how long the ban lasts, zero
+    /// when it has no end.
+    BannedByAdmin,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 14] = [
         Kind::VerifyEmail,
         Kind::ResetPassword,
         Kind::ConfirmEmailChange,
@@ -53,6 +62,10 @@ impl Kind {
         Kind::EmailChangedByAdmin,
         Kind::TwoFactorCode,
         Kind::TwoFactorResetByAdmin,
+        Kind::PasswordChanged,
+        Kind::EmailChanged,
+        Kind::NewDeviceSignIn,
+        Kind::BannedByAdmin,
     ];
 
     /// Whether its link stops working (the mail then says when).
@@ -63,7 +76,22 @@ impl Kind {
                 | Kind::PasswordSetByAdmin
                 | Kind::EmailChangedByAdmin
                 | Kind::TwoFactorResetByAdmin
+                | Kind::PasswordChanged
+                | Kind::EmailChanged
+                | Kind::NewDeviceSignIn
+                | Kind::BannedByAdmin
         )
+    }
+
+    /// Whether the mail says how long something lasts: its link, or a ban that has an end.
+    pub fn says_how_long(self, expires_in: Duration) -> bool {
+        self.link_expires() || (self.lasts_apart_from_its_link() && !expires_in.is_zero())
+    }
+
+    /// A kind that says how long something other than its link lasts (a ban), in a sentence of
+    /// its own that every catalogue must have.
+    pub const fn lasts_apart_from_its_link(self) -> bool {
+        matches!(self, Kind::BannedByAdmin)
     }
 
     /// Whether it shows a one-time code (the `code` param, which it then needs).
@@ -84,6 +112,10 @@ impl Kind {
             Kind::EmailChangedByAdmin => "email-changed-by-admin",
             Kind::TwoFactorCode => "two-factor-code",
             Kind::TwoFactorResetByAdmin => "two-factor-reset-by-admin",
+            Kind::PasswordChanged => "password-changed",
+            Kind::EmailChanged => "email-changed",
+            Kind::NewDeviceSignIn => "new-device-sign-in",
+            Kind::BannedByAdmin => "banned-by-admin",
         }
     }
 }
@@ -205,7 +237,7 @@ impl Templates {
             intro: fill(&mail.intro),
             action: fill(&mail.action),
             // A mail may say it its own way (the code mail's is about the code, not the link).
-            expires: if content.kind.link_expires() {
+            expires: if content.kind.says_how_long(content.expires_in) {
                 fill(mail.expires.as_deref().unwrap_or(&locale.common.expires))
             } else {
                 String::new()

@@ -23,6 +23,9 @@ fn content(kind: Kind, language: Language, name: &str) -> Content {
                 "https://hooks.example.com/in".to_string(),
             ),
             ("code".to_string(), SIGN_IN_CODE.to_string()),
+            ("device".to_string(), "Firefox, Windows".to_string()),
+            ("ip_address".to_string(), "203.0.113.7".to_string()),
+            ("reason".to_string(), "Spamming the forum".to_string()),
         ]),
     }
 }
@@ -119,8 +122,34 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
                     "{what}: the old and the new address are not both named"
                 );
             }
+            // The user's own changes name the account (and a new email both addresses); a new
+            // device's sign-in the device and where from; a ban its reason.
+            if kind == Kind::EmailChanged {
+                assert!(
+                    mail.text.contains("ada@example.com") && mail.text.contains("new@example.com"),
+                    "{what}: the old and the new address are not both named"
+                );
+            }
+            if kind == Kind::NewDeviceSignIn {
+                assert!(
+                    mail.text.contains("ada@example.com")
+                        && mail.text.contains("Firefox, Windows")
+                        && mail.text.contains("203.0.113.7"),
+                    "{what}: the account, the device or the address is not named"
+                );
+            }
+            if kind == Kind::BannedByAdmin {
+                assert!(
+                    mail.text.contains("ada@example.com")
+                        && mail.text.contains("Spamming the forum"),
+                    "{what}: the account or the reason is not named"
+                );
+            }
             // A sign-in's code and an admin's reset of the second factor name the account.
-            if matches!(kind, Kind::TwoFactorCode | Kind::TwoFactorResetByAdmin) {
+            if matches!(
+                kind,
+                Kind::TwoFactorCode | Kind::TwoFactorResetByAdmin | Kind::PasswordChanged
+            ) {
                 assert!(
                     mail.text.contains("ada@example.com"),
                     "{what}: the account is not named"
@@ -146,7 +175,7 @@ fn every_mail_renders_in_every_language_with_its_link_and_the_users_name() {
             }
             assert_eq!(
                 mail.text.contains(&mail_duration(language)),
-                kind.link_expires(),
+                kind.says_how_long(Duration::from_secs(3600)),
                 "{what}: how long it works"
             );
             if kind == Kind::VerifyEmail {
@@ -311,4 +340,44 @@ fn mail_duration(language: Language) -> String {
     Locale::load(language)
         .unwrap()
         .duration(Duration::from_secs(3600))
+}
+
+#[test]
+fn a_ban_says_when_it_ends_only_when_it_has_an_end() {
+    let templates = Templates::new().unwrap();
+    for language in Language::ALL {
+        let temporary = templates
+            .render(&content(Kind::BannedByAdmin, language, "Ada Lovelace"))
+            .unwrap();
+        assert!(
+            temporary.text.contains(&mail_duration(language)),
+            "{}: {}",
+            language.tag(),
+            temporary.text
+        );
+        let permanent = templates
+            .render(&Content {
+                expires_in: Duration::ZERO,
+                ..content(Kind::BannedByAdmin, language, "Ada Lovelace")
+            })
+            .unwrap();
+        let says_end = Locale::load(language)
+            .unwrap()
+            .mail(Kind::BannedByAdmin)
+            .expires
+            .clone()
+            .unwrap();
+        // The sentence's longest stretch of its own words (around the duration).
+        let end_words = says_end
+            .split("{expires}")
+            .map(str::trim)
+            .max_by_key(|part| part.len())
+            .unwrap();
+        assert!(
+            !end_words.is_empty() && !permanent.text.contains(end_words),
+            "{}: a ban with no end says it ends: {}",
+            language.tag(),
+            permanent.text
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! What the session service does with other services' events. Identity's user events (queue
 //! `session.user-events`): a changed user's cached sessions are dropped, so the next
 //! `get-session` reads the user afresh; the sessions of a user who was deleted or banned, or whose
-//! password or email an admin set (`user.credentials-changed`), are deleted. The
+//! password or email an admin set (`user.credentials-changed`), are deleted (and a deleted
+//! user's known devices). The
 //! organization service's `organization.deleted` and `team.removed` (queue
 //! `session.organization-events`): sessions that had it active lose it. A cache that cannot be reached fails the event, which
 //! is then retried.
@@ -41,6 +42,9 @@ impl Handler for UserEvents {
                     };
                     for token in store::delete_for_user(tx, &user_id).await? {
                         self.cache.try_bury(&token).await?;
+                    }
+                    if message.topic == UserDeleted::TOPIC {
+                        store::forget_devices(tx, &user_id).await?;
                     }
                 }
                 other => tracing::debug!(topic = other, "not a user event this queue handles"),

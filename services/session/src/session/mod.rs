@@ -2,6 +2,7 @@
 //! the read-through cache with sliding refresh, listing and revocation.
 
 pub mod cache;
+pub mod device;
 pub mod events;
 pub mod grpc;
 pub mod store;
@@ -120,7 +121,13 @@ impl Sessions {
         // A storage failure is the server's (503 or 500): answering better-auth's
         // FAILED_TO_CREATE_SESSION, a 401, would tell a user with the right password that
         // their credentials failed, and no client retries a 401.
-        store::insert(&self.db, &session).await?;
+        // An admin's impersonation is no sign-in of the user's own.
+        let device = if session.impersonated_by.is_none() {
+            device::describe(&session.user_agent)
+        } else {
+            None
+        };
+        store::insert(&self.db, &session, device.as_deref()).await?;
         Ok(session)
     }
 

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use gatehouse_kit::db::{Db, DbError, Executor, Tx, query};
 use gatehouse_kit::outbox::OutboxEvent;
-use gatehouse_proto::events::v1::SessionRevoked;
+use gatehouse_proto::events::v1::{SessionNewDevice, SessionRevoked};
 
 use super::Session;
 
@@ -15,7 +15,10 @@ macro_rules! columns {
     };
 }
 
-pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
+/// Stores a new session; with its `device`, remembers the device for the user, announcing
+/// `session.new-device` when it is new to a user who had others. One transaction.
+pub async fn insert(db: &Db, session: &Session, device: Option<&str>) -> Result<(), DbError> {
+    let mut tx = db.begin().await?;
     query(
         "INSERT INTO sessions (id, token, user_id, expires_at, created_at, updated_at, ip_address, user_agent, remember_me, \
          impersonated_by, active_organization_id, active_team_id) \
@@ -33,8 +36,51 @@ pub async fn insert(db: &Db, session: &Session) -> Result<(), DbError> {
     .bind(session.impersonated_by.clone())
     .bind(session.active_organization_id.clone())
     .bind(session.active_team_id.clone())
-    .execute(db)
+    .execute(&mut tx)
     .await?;
+    if let Some(device) = device {
+        remember_device(&mut tx, session, device).await?;
+    }
+    tx.commit().await
+}
+
+async fn remember_device(tx: &mut Tx, session: &Session, device: &str) -> Result<(), DbError> {
+    let added = query(
+        "INSERT INTO known_devices (user_id, device, first_seen_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (user_id, device) DO NOTHING",
+    )
+    .bind(session.user_id.as_str())
+    .bind(device)
+    .bind(session.created_at)
+    .execute(&mut *tx)
+    .await?;
+    if added == 0 {
+        return Ok(());
+    }
+    let (known,): (i64,) = query("SELECT COUNT(*) FROM known_devices WHERE user_id = $1")
+        .bind(session.user_id.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
+    // The first device of a user (their sign-up) is no news.
+    if known > 1 {
+        tx.enqueue(&OutboxEvent::new(&SessionNewDevice {
+            session_id: session.id.clone(),
+            user_id: session.user_id.clone(),
+            device: device.to_string(),
+            ip_address: session.ip_address.clone(),
+            created_at_unix_ms: session.created_at.timestamp_millis(),
+        }))
+        .await?;
+    }
+    Ok(())
+}
+
+/// Forgets a deleted user's devices.
+pub async fn forget_devices(tx: &mut Tx, user_id: &str) -> Result<(), DbError> {
+    query("DELETE FROM known_devices WHERE user_id = $1")
+        .bind(user_id)
+        .execute(tx)
+        .await?;
     Ok(())
 }
 

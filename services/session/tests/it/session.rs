@@ -769,3 +769,60 @@ async fn a_session_that_cannot_be_stored_while_the_database_is_down_is_503_not_4
     .await;
     assert!(again.is_some(), "sessions are stored again once it is back");
 }
+
+#[rstest]
+#[case::sqlite(Backend::Sqlite)]
+#[case::postgres(Backend::Postgres)]
+#[tokio::test]
+async fn a_sign_in_from_a_device_new_to_the_user_is_announced_once(#[case] backend: Backend) {
+    use gatehouse_proto::events::v1::SessionNewDevice;
+    use prost::Message as _;
+    const CHROME_LINUX: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    const FIREFOX_WINDOWS: &str =
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    let identity = identity_service().await;
+    let user = a_user(&identity.url).await;
+    let admin = a_user(&identity.url).await;
+    let (sessions, _database) =
+        sessions_on(backend, &identity.url, lifetimes(604_800_000, 86_400_000)).await;
+    let announced = || async {
+        let rows: Vec<(Vec<u8>,)> =
+            query("SELECT payload FROM outbox WHERE topic = 'session.new-device' ORDER BY id")
+                .fetch_all(sessions.db())
+                .await
+                .unwrap();
+        rows.iter()
+            .map(|(payload,)| SessionNewDevice::decode(payload.as_slice()).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let from = |user_agent: &str| NewSession {
+        user_agent: user_agent.into(),
+        ..new_session(&user, true)
+    };
+
+    // The first device is the sign-up's: no news. Again, or a newer version of it: none.
+    sessions.create(from(CHROME_LINUX)).await.unwrap();
+    sessions
+        .create(from(&CHROME_LINUX.replace("131.0.0.0", "142.0.1.2")))
+        .await
+        .unwrap();
+    // No User-Agent says nothing of a device; an admin impersonating is not the user.
+    sessions.create(from("")).await.unwrap();
+    sessions
+        .create(NewSession {
+            impersonation: Some((admin.clone(), Duration::from_secs(3600))),
+            ..from(FIREFOX_WINDOWS)
+        })
+        .await
+        .unwrap();
+    assert!(announced().await.is_empty(), "{backend:?}");
+
+    let new = sessions.create(from(FIREFOX_WINDOWS)).await.unwrap();
+    sessions.create(from(FIREFOX_WINDOWS)).await.unwrap();
+    let events = announced().await;
+    assert_eq!(events.len(), 1, "{backend:?}: once per device");
+    assert_eq!(events[0].session_id, new.id);
+    assert_eq!(events[0].user_id, user);
+    assert_eq!(events[0].device, "Firefox, Windows");
+    assert_eq!(events[0].ip_address, "203.0.113.7");
+}
