@@ -1,13 +1,8 @@
-import Link from "next/link";
+import type { Metadata } from "next";
+import { NotFound } from "@/components/NotFound";
 
-export default function NotFound() {
-  return (
-    <section className="card" aria-labelledby="nf-title">
-      <h1 id="nf-title">Page not found</h1>
-      <p>There is nothing at this address.</p>
-      <Link className="button button-secondary" href="/">
-        Go home
-      </Link>
-    </section>
-  );
+export const metadata: Metadata = { title: "Page not found · Gatehouse" };
+
+export default function NotFoundPage() {
+  return <NotFound />;
 }

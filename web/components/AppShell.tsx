@@ -7,7 +7,11 @@ import { authClient } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
 import { resetCache, useCanAdminister, useSession } from "@/lib/session";
 import { Announcer } from "./Announcer";
+import { useT } from "@/lib/i18n/common";
+import { rich } from "@/lib/i18n/rich";
+import { LanguagePicker, useLanguageFollowsUser } from "./LanguagePicker";
 import { useDismiss } from "./useDismiss";
+import { usePageTitle } from "./usePageTitle";
 
 /**
  * The organization switcher, loaded only once someone is signed in: the sign-in page (which
@@ -21,6 +25,8 @@ const OrganizationSwitcher = dynamic(() => import("./organization/OrganizationSw
 /** The header (brand, organization switcher, navigation, sign-out) and, while impersonating, a banner that stays. */
 export function AppShell({ children }: { children: ReactNode }) {
   const { data } = useSession();
+  const t = useT();
+  useLanguageFollowsUser(data?.user);
   const { allowed: canAdminister } = useCanAdminister(data?.user.id);
   const router = useRouter();
   const [signingOut, setSigningOut] = useState(false);
@@ -32,6 +38,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const closeMenu = useCallback(() => setMenuOpen(false), []);
   useDismiss(menuOpen, closeMenu, nav, menuButton);
   const pathname = usePathname();
+  usePageTitle(pathname);
   useEffect(() => setMenuOpen(false), [pathname]);
 
   async function signOut() {
@@ -41,7 +48,7 @@ export function AppShell({ children }: { children: ReactNode }) {
     setSigningOut(false);
     if (error) {
       // Still signed in: say so rather than show a sign-in form over a live session.
-      setSignOutError(`Sign-out failed: ${describe(error)}`);
+      setSignOutError(t("shell.signOutFailed", { reason: describe(error) }));
       return;
     }
     await resetCache();
@@ -51,7 +58,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t("shell.skipToContent")}
       </a>
       {data?.session.impersonatedBy ? <ImpersonationBanner name={data.user.name || data.user.email} /> : null}
       <header className="topbar">
@@ -61,7 +68,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           </Link>
           {data ? <OrganizationSwitcher key={data.user.id} session={data} /> : null}
         </div>
-        <nav aria-label="Main" className="nav" ref={nav} data-open={menuOpen || undefined}>
+        <nav aria-label={t("shell.mainNavigation")} className="nav" ref={nav} data-open={menuOpen || undefined}>
           {data ? (
             <>
               <button
@@ -72,14 +79,14 @@ export function AppShell({ children }: { children: ReactNode }) {
                 aria-controls="main-nav-links"
                 onClick={() => setMenuOpen((o) => !o)}
               >
-                Menu
+                {t("shell.menu")}
               </button>
               <div id="main-nav-links" className="nav-links">
-                <Link href="/account/">Account</Link>
-                <Link href="/organization/">Organization</Link>
-                {canAdminister ? <Link href="/admin/">Admin</Link> : null}
+                <Link href="/account/">{t("shell.account")}</Link>
+                <Link href="/organization/">{t("shell.organization")}</Link>
+                {canAdminister ? <Link href="/admin/">{t("shell.admin")}</Link> : null}
                 <button type="button" className="link-button" onClick={() => void signOut()} disabled={signingOut}>
-                  {signingOut ? "Signing out…" : "Sign out"}
+                  {signingOut ? t("shell.signingOut") : t("shell.signOut")}
                 </button>
               </div>
             </>
@@ -94,12 +101,16 @@ export function AppShell({ children }: { children: ReactNode }) {
         ) : null}
         {children}
       </main>
+      <footer className="footer">
+        <LanguagePicker user={data?.user} />
+      </footer>
       <Announcer />
     </>
   );
 }
 
 function ImpersonationBanner({ name }: { name: string }) {
+  const t = useT();
   const router = useRouter();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
@@ -117,12 +128,10 @@ function ImpersonationBanner({ name }: { name: string }) {
   }
 
   return (
-    <div className="banner" role="region" aria-label="Impersonation">
-      <p>
-        You are signed in as <strong>{name}</strong> (impersonating).
-      </p>
+    <div className="banner" role="region" aria-label={t("shell.impersonation")}>
+      <p>{rich(t("shell.impersonating", { name }), { strong: (text) => <strong>{text}</strong> })}</p>
       <button type="button" className="button button-secondary" onClick={() => void stop()} disabled={busy}>
-        {busy ? "Stopping…" : "Stop impersonating"}
+        {busy ? t("shell.stopping") : t("shell.stopImpersonating")}
       </button>
       {error ? <p role="alert">{error}</p> : null}
     </div>

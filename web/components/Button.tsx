@@ -1,4 +1,5 @@
 import { useSyncExternalStore, type ButtonHTMLAttributes } from "react";
+import { useT } from "@/lib/i18n/common";
 
 const subscribe = () => () => {};
 /** False in the server-rendered HTML and until React runs in the browser. */
@@ -20,6 +21,7 @@ interface Props extends ButtonHTMLAttributes<HTMLButtonElement> {
 export function Button({ busy, busyLabel, tone = "primary", children, disabled, type = "button", onClick, ...rest }: Props) {
   // Until the app runs, a click would submit the form natively: to a static page.
   const hydrated = useHydrated();
+  const t = useT();
   return (
     <button
       type={type}
@@ -33,7 +35,7 @@ export function Button({ busy, busyLabel, tone = "primary", children, disabled, 
       }}
       {...rest}
     >
-      {busy ? (busyLabel ?? "Working…") : children}
+      {busy ? (busyLabel ?? t("working")) : children}
     </button>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 import { useState, type ReactNode } from "react";
 import { describe, type ApiError } from "@/lib/errors";
+import { useT } from "@/lib/i18n/common";
 import { Button } from "./Button";
 import { Dialog } from "./Dialog";
 import { FormAlert } from "./FormAlert";
@@ -16,7 +17,7 @@ export function ConfirmDialog({
   children,
   confirmLabel,
   busyLabel,
-  cancelLabel = "Cancel",
+  cancelLabel,
   ready = true,
   onConfirm,
   onClose,
@@ -31,6 +32,7 @@ export function ConfirmDialog({
   onConfirm: () => Promise<ApiError | null>;
   onClose: () => void;
 }) {
+  const t = useT();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const close = () => {
@@ -62,7 +64,7 @@ export function ConfirmDialog({
             {confirmLabel}
           </Button>
           <button type="button" className="button button-secondary" onClick={close}>
-            {cancelLabel}
+            {cancelLabel ?? t("cancel")}
           </button>
         </div>
       </form>

@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useT } from "@/lib/i18n/common";
 
 /** Focus back where it was when the dialog opened (also when its owner removes it). */
 function useReturnFocus(open: boolean) {
@@ -17,6 +18,7 @@ function useReturnFocus(open: boolean) {
  * returns to the button that opened it.
  */
 export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
+  const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useReturnFocus(open);
@@ -30,7 +32,7 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose}>
       <div className="dialog-head">
         <h2 id={titleId}>{title}</h2>
-        <button type="button" className="link-button" onClick={onClose} aria-label="Close">
+        <button type="button" className="link-button" onClick={onClose} aria-label={t("close")}>
           ✕
         </button>
       </div>

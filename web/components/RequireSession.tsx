@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { signInPath } from "@/lib/callback";
 import { useSession } from "@/lib/session";
 import type { SessionData } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/common";
 import { LoadError } from "./LoadError";
 
 /**
@@ -11,6 +12,7 @@ import { LoadError } from "./LoadError";
  * a callback back to where they were going.
  */
 export function RequireSession({ children }: { children: (session: SessionData) => ReactNode }) {
+  const t = useT();
   const { data, error, isLoading, mutate } = useSession();
   const router = useRouter();
   const signedOut = !isLoading && !error && !data;
@@ -24,14 +26,14 @@ export function RequireSession({ children }: { children: (session: SessionData) 
   if (error) {
     return (
       <div className="card">
-        <LoadError what="your session" error={error} retry={mutate} />
+        <LoadError message={t("loadSessionFailed")} error={error} retry={mutate} />
       </div>
     );
   }
   if (!data) {
     return (
       <div className="card skeleton" aria-busy="true">
-        <span className="visually-hidden">Loading…</span>
+        <span className="visually-hidden">{t("loading")}</span>
       </div>
     );
   }

@@ -1,5 +1,11 @@
 import { createAuthClient } from "better-auth/react";
-import { adminClient, organizationClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
+import {
+  adminClient,
+  inferAdditionalFields,
+  organizationClient,
+  twoFactorClient,
+  usernameClient,
+} from "better-auth/client/plugins";
 import { apiKeyClient } from "@better-auth/api-key/client";
 import { goToTwoFactor } from "./two-factor";
 
@@ -9,6 +15,8 @@ import { goToTwoFactor } from "./two-factor";
  */
 export const authClient = createAuthClient({
   plugins: [
+    // The user's language (a platform code): the mails' and the app's; sign-up and update-user take it.
+    inferAdditionalFields({ user: { language: { type: "number", required: false } } }),
     usernameClient(),
     adminClient(),
     organizationClient({ teams: { enabled: true } }),

@@ -1,6 +1,9 @@
+import { format } from "./i18n";
+import { t } from "./i18n/common";
+
 /** "Chrome on Linux" from a User-Agent header; enough to recognise one's own devices. */
 export function describeAgent(ua: string | null | undefined): string {
-  if (!ua) return "Unknown device";
+  if (!ua) return t("unknownDevice");
   const browser = (
     [
       [/Edg\//, "Edge"],
@@ -8,7 +11,7 @@ export function describeAgent(ua: string | null | undefined): string {
       [/Firefox\//, "Firefox"],
       [/Chrome\/|Chromium\//, "Chrome"],
       [/Safari\//, "Safari"],
-      [/node|undici/i, "Script"],
+      [/node|undici/i, t("script")],
     ] as const
   ).find(([re]) => re.test(ua))?.[1];
   const os = (
@@ -20,14 +23,13 @@ export function describeAgent(ua: string | null | undefined): string {
       [/Linux/, "Linux"],
     ] as const
   ).find(([re]) => re.test(ua))?.[1];
-  if (browser && os) return `${browser} on ${os}`;
-  return browser ?? os ?? "Unknown device";
+  if (browser && os) return t("deviceOn", { browser, os });
+  return browser ?? os ?? t("unknownDevice");
 }
-
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 export function formatDate(value: string | Date | null | undefined): string {
   if (!value) return "—";
   const date = value instanceof Date ? value : new Date(value);
-  return Number.isNaN(date.getTime()) ? "—" : dateTime.format(date);
+  // In the app's language, not the browser's: a German page shows German dates.
+  return Number.isNaN(date.getTime()) ? "—" : format.date(date, { dateStyle: "medium", timeStyle: "short" });
 }

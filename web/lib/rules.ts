@@ -1,3 +1,5 @@
+import { t } from "./i18n/common";
+
 /**
  * The server's input rules, checked in the browser first so users see them before submitting.
  * They mirror the gateway's defaults (better-auth's: passwords 8–128 characters, usernames
@@ -16,37 +18,38 @@ const USERNAME = /^[a-zA-Z0-9_.]+$/;
 
 export type Check = (value: string) => string | undefined;
 
+/** Not empty; `message` is asked for when needed, so it is in the language of that moment. */
 export const required =
-  (what: string): Check =>
+  (message: () => string): Check =>
   (value) =>
-    value.trim() === "" ? `Enter ${what}.` : undefined;
+    value.trim() === "" ? message() : undefined;
 
 export const email: Check = (value) => {
-  if (value.trim() === "") return "Enter your email address.";
-  return EMAIL.test(value.trim()) ? undefined : "Enter an email address like name@example.com.";
+  if (value.trim() === "") return t("check.emailRequired");
+  return EMAIL.test(value.trim()) ? undefined : t("check.emailInvalid");
 };
 
 export const password: Check = (value) => {
-  if (value === "") return "Enter a password.";
-  if (value.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
-  if (value.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  if (value === "") return t("check.passwordRequired");
+  if (value.length < PASSWORD_MIN) return t("check.atLeast", { min: PASSWORD_MIN });
+  if (value.length > PASSWORD_MAX) return t("check.atMost", { max: PASSWORD_MAX });
   return undefined;
 };
 
 /** A 6-digit one-time code (an authenticator app's or a mailed one); spaces are ignored. */
 export const sixDigitCode: Check = (value) => {
   const code = value.replace(/\s+/g, "");
-  if (code === "") return "Enter the code.";
-  return /^\d{6}$/.test(code) ? undefined : "Enter the 6 digits of the code.";
+  if (code === "") return t("check.codeRequired");
+  return /^\d{6}$/.test(code) ? undefined : t("check.codeDigits");
 };
 
 /** An optional username: empty is fine, anything else must follow the plugin's rules. */
 export const username: Check = (value) => {
   const v = value.trim();
   if (v === "") return undefined;
-  if (v.length < USERNAME_MIN) return `Use at least ${USERNAME_MIN} characters.`;
-  if (v.length > USERNAME_MAX) return `Use at most ${USERNAME_MAX} characters.`;
-  if (!USERNAME.test(v)) return "Use only letters, digits, underscores and dots.";
+  if (v.length < USERNAME_MIN) return t("check.atLeast", { min: USERNAME_MIN });
+  if (v.length > USERNAME_MAX) return t("check.atMost", { max: USERNAME_MAX });
+  if (!USERNAME.test(v)) return t("check.usernameCharacters");
   return undefined;
 };
 
@@ -55,11 +58,9 @@ export const imageUrl: Check = (value) => {
   if (v === "") return undefined;
   try {
     const url = new URL(v);
-    return url.protocol === "https:" || url.protocol === "http:"
-      ? undefined
-      : "Use an http or https address.";
+    return url.protocol === "https:" || url.protocol === "http:" ? undefined : t("check.urlScheme");
   } catch {
-    return "Enter a full address, like https://example.com/me.png.";
+    return t("check.urlInvalid");
   }
 };
 
@@ -87,9 +88,9 @@ export function slugify(name: string): string {
  */
 export const slug: Check = (value) => {
   const v = value.trim();
-  if (v === "") return "Enter a slug.";
-  if (v.length > SLUG_MAX) return `Use at most ${SLUG_MAX} characters.`;
-  return SLUG.test(v) ? undefined : "Use lowercase letters, digits and single hyphens (like acme-labs).";
+  if (v === "") return t("check.slugRequired");
+  if (v.length > SLUG_MAX) return t("check.atMost", { max: SLUG_MAX });
+  return SLUG.test(v) ? undefined : t("check.slugCharacters");
 };
 
 /** Runs each field's check; the result has an entry only for fields that fail. */

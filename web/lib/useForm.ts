@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { announce } from "@/components/Announcer";
 import { mapError, settle, type ApiError } from "./errors";
+import { t } from "./i18n/common";
 import { validate, type Check } from "./rules";
 
 export type Notice = { tone: "error" | "success"; text: string };
@@ -48,7 +49,7 @@ export function useForm<F extends string>(
     first?.focus();
     const messages = invalid.map((name) => speak[name]);
     announce(
-      messages.length === 1 ? (messages[0] ?? "") : `${messages.length} fields need attention. ${messages.join(" ")}`,
+      messages.length === 1 ? (messages[0] ?? "") : `${t("fieldsNeedAttention", { count: messages.length })} ${messages.join(" ")}`,
     );
   }, [speak, fields]);
 

@@ -7,8 +7,10 @@ vi.mock("@/lib/auth-client", () => ({ authClient: client }));
 vi.mock("next/link", () => ({ default: ({ href, children }: { href: string; children: React.ReactNode }) => <a href={href}>{children}</a> }));
 
 const { SignUpForm } = await import("@/components/auth/SignUpForm");
+const { activate } = await import("@/lib/i18n");
+const PL = (await import("@/messages/pl/auth.json")).default;
 
-async function fill(values: Partial<Record<"Name" | "Email" | "Password" | "Username (optional)", string>>) {
+async function fill(values: Record<string, string>) {
   for (const [label, value] of Object.entries(values)) {
     await userEvent.type(screen.getByLabelText(label), value);
   }
@@ -46,6 +48,7 @@ describe("SignUpForm", () => {
       username: "Ada.L",
       displayUsername: "Ada.L",
       callbackURL: "/verify-email/",
+      language: 3,
     });
     expect(onSignedUp).toHaveBeenCalledOnce();
     unmount();
@@ -58,7 +61,22 @@ describe("SignUpForm", () => {
       email: "bo@example.com",
       password: "correct horse",
       callbackURL: "/verify-email/",
+      language: 3,
     });
+  });
+
+  it("speaks the app's language and signs the user up in it (their mails' language)", async () => {
+    client.signUp.email.mockReturnValue(ok());
+    await activate("pl");
+    try {
+      render(<SignUpForm onSignedUp={vi.fn()} signInHref="/sign-in/" />);
+      expect(screen.getByRole("heading", { name: PL["signUp.title"] })).toBeVisible();
+      await fill({ [PL["signUp.name"]]: "Ola", [PL["signUp.email"]]: "ola@example.com", [PL["signUp.password"]]: "correct horse" });
+      await userEvent.click(screen.getByRole("button", { name: PL["signUp.submit"] }));
+      expect(client.signUp.email).toHaveBeenLastCalledWith(expect.objectContaining({ email: "ola@example.com", language: 15 }));
+    } finally {
+      await activate("en");
+    }
   });
 
   it.each([

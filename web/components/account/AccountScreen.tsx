@@ -1,4 +1,5 @@
 "use client";
+import { useT } from "@/lib/i18n/account";
 import { RequireSession } from "../RequireSession";
 import { ApiKeysSection } from "../api-key/ApiKeysSection";
 import { BillingSection } from "./BillingSection";
@@ -12,11 +13,12 @@ import { TwoFactorSection } from "./TwoFactorSection";
 
 /** `/account/`: the signed-in user's profile, address, password, two-step verification, sign-in methods, sessions, API keys and billing. */
 export function AccountScreen() {
+  const t = useT();
   return (
     <RequireSession>
       {(session) => (
         <div className="stack">
-          <h1>Account</h1>
+          <h1>{t("screen.title")}</h1>
           <ProfileForm key={session.user.id} session={session} />
           {/* An admin acting as the user changes neither their address, password nor existence. */}
           {session.session.impersonatedBy ? null : <EmailSection key={`email-${session.user.id}`} session={session} />}

@@ -1,5 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
+import { useT } from "@/lib/i18n/account";
+import { rich } from "@/lib/i18n/rich";
 import { Button } from "../Button";
 
 const FILE_NAME = "gatehouse-backup-codes.txt";
@@ -20,7 +22,9 @@ function saveFile(name: string, text: string) {
  * the authenticator app. Copy and Download so they get saved somewhere.
  */
 export function BackupCodes({ codes, title, onDone }: { codes: string[]; title: string; onDone: () => void }) {
-  const [status, setStatus] = useState<string>();
+  const t = useT();
+  // Kept as what happened, worded at render time (the language can change meanwhile).
+  const [status, setStatus] = useState<"copied" | "copyFailed" | "downloaded">();
   const heading = useRef<HTMLHeadingElement>(null);
   // The codes replace the form that had the focus: move it to them.
   useEffect(() => heading.current?.focus(), []);
@@ -29,9 +33,9 @@ export function BackupCodes({ codes, title, onDone }: { codes: string[]; title: 
   async function copy() {
     try {
       await navigator.clipboard.writeText(text);
-      setStatus("Copied to the clipboard.");
+      setStatus("copied");
     } catch {
-      setStatus("We could not copy them: select the codes and copy them yourself.");
+      setStatus("copyFailed");
     }
   }
 
@@ -40,11 +44,8 @@ export function BackupCodes({ codes, title, onDone }: { codes: string[]; title: 
       <h3 ref={heading} tabIndex={-1}>
         {title}
       </h3>
-      <p>
-        Save these codes somewhere safe now: <strong>they will not be shown again.</strong> Each one signs you in once when
-        you cannot use your authenticator app.
-      </p>
-      <ul className="backup-codes" aria-label="Backup codes">
+      <p>{rich(t("backupCodes.intro"), { strong: (text) => <strong>{text}</strong> })}</p>
+      <ul className="backup-codes" aria-label={t("backupCodes.list")}>
         {codes.map((code) => (
           <li key={code}>
             <code>{code}</code>
@@ -53,24 +54,30 @@ export function BackupCodes({ codes, title, onDone }: { codes: string[]; title: 
       </ul>
       <div className="actions">
         <Button tone="secondary" busy={false} onClick={() => void copy()}>
-          Copy
+          {t("backupCodes.copy")}
         </Button>
         <Button
           tone="secondary"
           busy={false}
           onClick={() => {
-            saveFile(FILE_NAME, `Gatehouse backup codes (each works once)\n\n${text}`);
-            setStatus(`Downloaded as ${FILE_NAME}.`);
+            saveFile(FILE_NAME, `${t("backupCodes.fileHeading")}\n\n${text}`);
+            setStatus("downloaded");
           }}
         >
-          Download
+          {t("backupCodes.download")}
         </Button>
         <Button busy={false} onClick={onDone}>
-          I have saved them
+          {t("backupCodes.done")}
         </Button>
       </div>
       <p role="status" className="muted">
-        {status}
+        {status === "copied"
+          ? t("backupCodes.copied")
+          : status === "copyFailed"
+            ? t("backupCodes.copyFailed")
+            : status === "downloaded"
+              ? t("backupCodes.downloaded", { file: FILE_NAME })
+              : undefined}
       </p>
     </div>
   );

@@ -1,55 +1,57 @@
 "use client";
 import { formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/account";
 import { useCustomerBilling } from "../billing/hooks";
 import { SubscriptionList } from "../billing/SubscriptionList";
 import { LoadError } from "../LoadError";
 
 /** The signed-in user's subscriptions, granted benefits and meters, as the payments platform last told them. */
 export function BillingSection({ userId }: { userId: string }) {
+  const t = useT();
   const { data, error, isLoading, mutate } = useCustomerBilling(userId);
   const subscriptions = data?.state?.active_subscriptions ?? data?.subscriptions.filter((s) => s.status === "active" || s.status === "trialing") ?? [];
   const benefits = data?.state?.granted_benefits ?? [];
   const meters = data?.state?.active_meters ?? [];
   return (
     <section className="card" aria-labelledby="billing-title" aria-busy={isLoading || undefined}>
-      <h2 id="billing-title">Billing</h2>
+      <h2 id="billing-title">{t("billing.title")}</h2>
       {error ? (
-        <LoadError what="your billing" error={error} retry={mutate} />
+        <LoadError message={t("billing.loadFailed")} error={error} retry={mutate} />
       ) : isLoading ? (
-        <ul className="list" aria-label="Loading billing">
+        <ul className="list" aria-label={t("billing.loading")}>
           <li className="skeleton-row" />
         </ul>
       ) : subscriptions.length === 0 && benefits.length === 0 && meters.length === 0 ? (
-        <p className="empty">No subscriptions or benefits yet.</p>
+        <p className="empty">{t("billing.empty")}</p>
       ) : (
         <>
-          <h3>Subscriptions</h3>
-          <SubscriptionList subscriptions={subscriptions} empty="No active subscription." testId="subscription-row" />
-          <h3>Benefits</h3>
+          <h3>{t("billing.subscriptions")}</h3>
+          <SubscriptionList subscriptions={subscriptions} empty={t("billing.noSubscription")} testId="subscription-row" />
+          <h3>{t("billing.benefits")}</h3>
           {benefits.length > 0 ? (
             <ul className="list">
               {benefits.map((b) => (
                 <li key={b.id} className="list-row" data-testid="benefit-row">
                   <div>
                     <strong>{b.benefit_type.replaceAll("_", " ")}</strong>
-                    <p className="muted">Granted {formatDate(b.granted_at)}</p>
+                    <p className="muted">{t("billing.granted", { date: formatDate(b.granted_at) })}</p>
                   </div>
                 </li>
               ))}
             </ul>
           ) : (
-            <p className="empty">No benefits granted.</p>
+            <p className="empty">{t("billing.noBenefits")}</p>
           )}
           {meters.length > 0 ? (
             <>
-              <h3>Usage</h3>
-              <table aria-label="Meters">
+              <h3>{t("billing.usage")}</h3>
+              <table aria-label={t("billing.meters")}>
                 <thead>
                   <tr>
-                    <th scope="col">Meter</th>
-                    <th scope="col">Consumed</th>
-                    <th scope="col">Credited</th>
-                    <th scope="col">Balance</th>
+                    <th scope="col">{t("billing.meter")}</th>
+                    <th scope="col">{t("billing.consumed")}</th>
+                    <th scope="col">{t("billing.credited")}</th>
+                    <th scope="col">{t("billing.balance")}</th>
                   </tr>
                 </thead>
                 <tbody>

@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/account";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -12,10 +13,11 @@ const empty = { currentPassword: "", newPassword: "", confirm: "" };
 
 /** Current password, new password twice, and whether to sign out everywhere else. */
 export function ChangePasswordForm({ userId }: { userId: string }) {
+  const t = useT();
   const form = useForm(empty, (values) => ({
-    currentPassword: rules.required("your current password"),
+    currentPassword: rules.required(() => t("password.currentRequired")),
     newPassword: rules.password,
-    confirm: (v: string) => (v !== values.newPassword ? "The two new passwords differ." : undefined),
+    confirm: (v: string) => (v !== values.newPassword ? t("password.differ") : undefined),
   }));
   const [revokeOthers, setRevokeOthers] = useState(true);
 
@@ -30,7 +32,7 @@ export function ChangePasswordForm({ userId }: { userId: string }) {
       form.reset();
       form.setNotice({
         tone: "success",
-        text: revokeOthers ? "Password changed. Your other sessions were signed out." : "Password changed.",
+        text: revokeOthers ? t("password.changedOthersSignedOut") : t("password.changed"),
       });
       await refreshSessions(userId);
     },
@@ -38,24 +40,24 @@ export function ChangePasswordForm({ userId }: { userId: string }) {
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="password-title">
-      <h2 id="password-title">Change password</h2>
+      <h2 id="password-title">{t("password.title")}</h2>
       <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
-      <Field label="Current password" type="password" autoComplete="current-password" required {...form.field("currentPassword")} onBlur={undefined} />
+      <Field label={t("password.current")} type="password" autoComplete="current-password" required {...form.field("currentPassword")} onBlur={undefined} />
       <Field
-        label="New password"
+        label={t("password.new")}
         type="password"
         autoComplete="new-password"
         required
-        hint={`${rules.PASSWORD_MIN} to ${rules.PASSWORD_MAX} characters.`}
+        hint={t("password.newHint", { min: rules.PASSWORD_MIN, max: rules.PASSWORD_MAX })}
         {...form.field("newPassword")}
       />
-      <Field label="Repeat the new password" type="password" autoComplete="new-password" required {...form.field("confirm")} onBlur={undefined} />
+      <Field label={t("password.repeat")} type="password" autoComplete="new-password" required {...form.field("confirm")} onBlur={undefined} />
       <div className="checkbox">
         <input id="revoke-others" type="checkbox" checked={revokeOthers} onChange={(e) => setRevokeOthers(e.target.checked)} />
-        <label htmlFor="revoke-others">Sign out of all other sessions</label>
+        <label htmlFor="revoke-others">{t("password.signOutOthers")}</label>
       </div>
-      <Button type="submit" busy={form.busy} busyLabel="Changing…">
-        Change password
+      <Button type="submit" busy={form.busy} busyLabel={t("password.changing")}>
+        {t("password.submit")}
       </Button>
     </form>
   );

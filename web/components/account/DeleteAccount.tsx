@@ -2,6 +2,8 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/account";
+import { rich } from "@/lib/i18n/rich";
 import { resetCache } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -17,6 +19,7 @@ const DELETED_PAGE = "/account-deleted/";
  * deletions by mail, the dialog says where the link went instead.
  */
 export function DeleteAccount({ email }: { email: string }) {
+  const t = useT();
   const [open, setOpen] = useState(false);
   const router = useRouter();
   const form = useForm({ password: "" }, {});
@@ -41,34 +44,31 @@ export function DeleteAccount({ email }: { email: string }) {
 
   return (
     <section className="card" aria-labelledby="delete-title">
-      <h2 id="delete-title">Delete account</h2>
-      <p className="muted">Your account, its sign-in methods and every session end for good.</p>
+      <h2 id="delete-title">{t("delete.title")}</h2>
+      <p className="muted">{t("delete.intro")}</p>
       <Button tone="danger" busy={false} onClick={() => setOpen(true)}>
-        Delete account…
+        {t("delete.open")}
       </Button>
-      <Dialog open={open} title="Delete your account?" onClose={close}>
+      <Dialog open={open} title={t("delete.dialogTitle")} onClose={close}>
         {mailed ? (
-          <p role="status">
-            We sent a link to <strong>{email}</strong>. Open it in this browser, while signed in, to delete your
-            account. It works for a day.
-          </p>
+          <p role="status">{rich(t("delete.mailed", { email }), { strong: (text) => <strong>{text}</strong> })}</p>
         ) : (
           <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate>
-            <p>This cannot be undone.</p>
+            <p>{t("delete.cannotBeUndone")}</p>
             <FormAlert message={form.notice?.text} />
             <Field
-              label="Password"
+              label={t("delete.password")}
               type="password"
               autoComplete="current-password"
-              hint="Leave it empty if your account has no password; then you must have signed in recently."
+              hint={t("delete.passwordHint")}
               {...form.field("password")}
             />
             <div className="actions">
-              <Button type="submit" tone="danger" busy={form.busy} busyLabel="Deleting…">
-                Delete my account
+              <Button type="submit" tone="danger" busy={form.busy} busyLabel={t("delete.deleting")}>
+                {t("delete.submit")}
               </Button>
               <Button tone="secondary" busy={false} onClick={close}>
-                Keep it
+                {t("delete.keep")}
               </Button>
             </div>
           </form>

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
+import { useT } from "@/lib/i18n/account";
 import * as rules from "@/lib/rules";
 import { refreshSession } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
@@ -16,6 +17,7 @@ import { FormAlert } from "../FormAlert";
  * first, which the section explains while it waits.
  */
 export function EmailSection({ session }: { session: SessionData }) {
+  const t = useT();
   const user = session.user;
   const [verifyNotice, setVerifyNotice] = useState<{ tone: "error" | "success"; text: string }>();
   const [sending, setSending] = useState(false);
@@ -28,7 +30,7 @@ export function EmailSection({ session }: { session: SessionData }) {
     setVerifyNotice(
       error
         ? { tone: "error", text: describe(error) }
-        : { tone: "success", text: `We sent a link to ${user.email}. It works for an hour.` },
+        : { tone: "success", text: t("email.linkSent", { email: user.email }) },
     );
   };
 
@@ -42,42 +44,42 @@ export function EmailSection({ session }: { session: SessionData }) {
         tone: "success",
         text:
           now?.user.email === wanted
-            ? `Your address is now ${wanted}. We sent a link there to verify it.`
-            : `To make sure it is you, we sent a link to ${user.email}. Open it to approve the change; we will then send a link to ${wanted} to finish it. Until then your address stays ${user.email}.`,
+            ? t("email.changed", { email: wanted })
+            : t("email.approvalSent", { current: user.email, wanted }),
       });
     },
   );
 
   return (
     <section className="card form" aria-labelledby="email-title">
-      <h2 id="email-title">Email address</h2>
+      <h2 id="email-title">{t("email.title")}</h2>
       <p>
         <strong>{user.email}</strong>{" "}
-        {user.emailVerified ? <span className="badge">Verified</span> : <span className="badge badge-danger">Not verified</span>}
+        {user.emailVerified ? <span className="badge">{t("email.verified")}</span> : <span className="badge badge-danger">{t("email.notVerified")}</span>}
       </p>
       {user.emailVerified ? null : (
         <div className="actions">
-          <Button tone="secondary" busy={sending} busyLabel="Sending…" onClick={() => void sendLink()}>
-            Send a verification link
+          <Button tone="secondary" busy={sending} busyLabel={t("email.sending")} onClick={() => void sendLink()}>
+            {t("email.sendLink")}
           </Button>
         </div>
       )}
       <FormAlert message={verifyNotice?.text} tone={verifyNotice?.tone} />
       <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="change-email-title">
-        <h3 id="change-email-title">Change your email address</h3>
+        <h3 id="change-email-title">{t("email.changeTitle")}</h3>
         <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
         <Field
-          label="New email address"
+          label={t("email.newAddress")}
           type="email"
           autoComplete="email"
           autoCapitalize="none"
           spellCheck={false}
           required
-          hint={user.emailVerified ? "We will first ask your current address to approve the change." : undefined}
+          hint={user.emailVerified ? t("email.newAddressHint") : undefined}
           {...form.field("newEmail")}
         />
-        <Button type="submit" tone="secondary" busy={form.busy} busyLabel="Changing…">
-          Change email address
+        <Button type="submit" tone="secondary" busy={form.busy} busyLabel={t("email.changing")}>
+          {t("email.submit")}
         </Button>
       </form>
     </section>

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
+import { useT } from "@/lib/i18n/account";
 import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
 import { LoadError } from "../LoadError";
@@ -16,6 +17,7 @@ const PAGE = "/account/";
  * comes back here with `?error=` and a sentence, shown at the top.
  */
 export function LinkedAccounts({ userId, readOnly }: { userId: string; readOnly: boolean }) {
+  const t = useT();
   const { data: accounts, error, isLoading, mutate } = useLinkedAccounts(userId);
   const { data: providers } = useSocialProviders();
   const [busy, setBusy] = useState<string | null>(null);
@@ -24,7 +26,7 @@ export function LinkedAccounts({ userId, readOnly }: { userId: string; readOnly:
   useEffect(() => {
     const query = new URLSearchParams(window.location.search);
     const problem = query.get("error");
-    if (problem) setMessage(query.get("error_description") || `The link did not complete (${problem}).`);
+    if (problem) setMessage(query.get("error_description") || t("linked.linkFailed", { problem }));
   }, []);
 
   // By the account's own id (better-auth 1.7's form).
@@ -52,14 +54,14 @@ export function LinkedAccounts({ userId, readOnly }: { userId: string; readOnly:
   const linked = new Set(list.map((a) => a.providerId));
   const linkable = (providers ?? []).filter((p) => !linked.has(p.id));
   const name = (providerId: string) =>
-    providerId === "credential" ? "Password" : (providers?.find((p) => p.id === providerId)?.name ?? providerId);
+    providerId === "credential" ? t("linked.password") : (providers?.find((p) => p.id === providerId)?.name ?? providerId);
 
   return (
     <section className="card" aria-labelledby="accounts-title" aria-busy={isLoading || undefined}>
-      <h2 id="accounts-title">Sign-in methods</h2>
+      <h2 id="accounts-title">{t("linked.title")}</h2>
       <FormAlert message={message} />
       {error ? (
-        <LoadError what="your sign-in methods" error={error} retry={mutate} />
+        <LoadError message={t("linked.loadFailed")} error={error} retry={mutate} />
       ) : (
         <ul className="list">
           {list.map((account) => (
@@ -70,11 +72,11 @@ export function LinkedAccounts({ userId, readOnly }: { userId: string; readOnly:
                 <Button
                   tone="secondary"
                   busy={busy === account.id}
-                  busyLabel="Unlinking…"
+                  busyLabel={t("linked.unlinking")}
                   onClick={() => void unlink(account.id)}
-                  aria-label={`Unlink ${name(account.providerId)}`}
+                  aria-label={t("linked.unlinkProvider", { provider: name(account.providerId) })}
                 >
-                  Unlink
+                  {t("linked.unlink")}
                 </Button>
               )}
             </li>
@@ -88,11 +90,11 @@ export function LinkedAccounts({ userId, readOnly }: { userId: string; readOnly:
               key={provider.id}
               tone="secondary"
               busy={busy === provider.id}
-              busyLabel={`Going to ${provider.name}…`}
+              busyLabel={t("linked.goingTo", { provider: provider.name })}
               disabled={busy !== null}
               onClick={() => void link(provider.id)}
             >
-              Link {provider.name}
+              {t("linked.link", { provider: provider.name })}
             </Button>
           ))}
     </section>

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { describeAgent, formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/account";
 import { signInPath } from "@/lib/callback";
 import { resetCache } from "@/lib/session";
 import { FormAlert } from "../FormAlert";
@@ -16,6 +17,7 @@ import { useSessions } from "./hooks";
  * impersonates the user, the list is read-only: revoking would sign the real user out.
  */
 export function SessionsList({ current }: { current: SessionData }) {
+  const t = useT();
   const readOnly = Boolean(current.session.impersonatedBy);
   const router = useRouter();
   const { data, error, isLoading, mutate } = useSessions(current.user.id);
@@ -76,24 +78,24 @@ export function SessionsList({ current }: { current: SessionData }) {
 
   return (
     <section className="card" aria-labelledby="sessions-title" aria-busy={isLoading || undefined}>
-      <h2 id="sessions-title">Active sessions</h2>
+      <h2 id="sessions-title">{t("sessions.title")}</h2>
       <FormAlert message={message} />
       {readOnly ? (
         <p className="alert alert-info" role="note">
-          You are impersonating this user: their sessions are shown but cannot be changed.
+          {t("sessions.impersonating")}
         </p>
       ) : null}
       {error?.code === "SESSION_NOT_FRESH" ? (
         <div role="alert" className="alert alert-error">
-          For your security, sign in again to see your sessions.{" "}
+          {t("sessions.notFresh")}{" "}
           <button type="button" className="link-button" onClick={() => void signInAgain()}>
-            Sign in again
+            {t("sessions.signInAgain")}
           </button>
         </div>
       ) : error ? (
-        <LoadError what="your sessions" error={error} retry={mutate} />
+        <LoadError message={t("sessions.loadFailed")} error={error} retry={mutate} />
       ) : isLoading ? (
-        <ul className="list" aria-label="Loading sessions">
+        <ul className="list" aria-label={t("sessions.loading")}>
           <li className="skeleton-row" />
           <li className="skeleton-row" />
         </ul>
@@ -105,20 +107,20 @@ export function SessionsList({ current }: { current: SessionData }) {
               <li key={s.id} className="list-row" data-testid="session-row">
                 <div>
                   <strong>{describeAgent(s.userAgent)}</strong>
-                  {isCurrent ? <span className="badge">This device</span> : null}
+                  {isCurrent ? <span className="badge">{t("sessions.thisDevice")}</span> : null}
                   <p className="muted">
-                    {s.ipAddress || "Unknown address"} · signed in {formatDate(s.createdAt)}
+                    {t("sessions.signedIn", { address: s.ipAddress || t("sessions.unknownAddress"), date: formatDate(s.createdAt) })}
                   </p>
                 </div>
                 {isCurrent || readOnly ? null : (
                   <Button
                     tone="secondary"
                     busy={busy.has(s.token)}
-                    busyLabel="Revoking…"
+                    busyLabel={t("sessions.revoking")}
                     onClick={() => void revoke(s.token)}
-                    aria-label={`Revoke ${describeAgent(s.userAgent)} session from ${formatDate(s.createdAt)}`}
+                    aria-label={t("sessions.revokeSession", { device: describeAgent(s.userAgent), date: formatDate(s.createdAt) })}
                   >
-                    Revoke
+                    {t("sessions.revoke")}
                   </Button>
                 )}
               </li>
@@ -126,10 +128,10 @@ export function SessionsList({ current }: { current: SessionData }) {
           })}
         </ul>
       )}
-      {!isLoading && !error && others === 0 ? <p className="muted">No other sessions are signed in.</p> : null}
+      {!isLoading && !error && others === 0 ? <p className="muted">{t("sessions.noOthers")}</p> : null}
       {others > 0 && !readOnly ? (
-        <Button tone="danger" busy={busy.has("others")} busyLabel="Signing out others…" onClick={() => void revokeOthers()}>
-          Sign out all other sessions
+        <Button tone="danger" busy={busy.has("others")} busyLabel={t("sessions.signingOutOthers")} onClick={() => void revokeOthers()}>
+          {t("sessions.signOutOthers")}
         </Button>
       ) : null}
     </section>

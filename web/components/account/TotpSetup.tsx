@@ -1,6 +1,7 @@
 "use client";
 import { lazy, Suspense } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/account";
 import { sixDigitCode } from "@/lib/rules";
 import { refreshSession } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
@@ -23,6 +24,7 @@ export function setupKey(totpURI: string): string {
  * factor on.
  */
 export function TotpSetup({ totpURI, onConfirmed, onCancel }: { totpURI: string; onConfirmed: () => void; onCancel: () => void }) {
+  const t = useT();
   const form = useForm({ code: "" }, { code: sixDigitCode });
   const submit = form.onSubmit(
     () => authClient.twoFactor.verifyTotp({ code: form.values.code.replace(/\s+/g, "") }),
@@ -33,29 +35,29 @@ export function TotpSetup({ totpURI, onConfirmed, onCancel }: { totpURI: string;
   );
 
   return (
-    <form method="post" className="form totp-setup" onSubmit={(e) => void submit(e)} noValidate aria-label="Set up your authenticator app">
-      <p>1. Scan this QR code with your authenticator app.</p>
+    <form method="post" className="form totp-setup" onSubmit={(e) => void submit(e)} noValidate aria-label={t("totp.formLabel")}>
+      <p>{t("totp.scan")}</p>
       <div className="qr">
         <Suspense fallback={<div className="qr-placeholder" aria-busy="true" />}>
-          <QRCodeSVG value={totpURI} size={192} marginSize={4} bgColor="#ffffff" fgColor="#000000" role="img" aria-label="QR code for your authenticator app" data-testid="totp-qr" />
+          <QRCodeSVG value={totpURI} size={192} marginSize={4} bgColor="#ffffff" fgColor="#000000" role="img" aria-label={t("totp.qrLabel")} data-testid="totp-qr" />
         </Suspense>
       </div>
       <p className="muted">
-        Cannot scan it? Type this setup key into the app instead:
+        {t("totp.cannotScan")}
         <br />
         <code className="setup-key" data-testid="totp-secret">
           {setupKey(totpURI)}
         </code>
       </p>
-      <p>2. Enter the 6-digit code the app shows.</p>
+      <p>{t("totp.enterCode")}</p>
       <FormAlert message={form.notice?.text} />
-      <Field label="Code from the app" inputMode="numeric" autoComplete="one-time-code" required {...form.field("code")} onBlur={undefined} />
+      <Field label={t("totp.code")} inputMode="numeric" autoComplete="one-time-code" required {...form.field("code")} onBlur={undefined} />
       <div className="actions">
-        <Button type="submit" busy={form.busy} busyLabel="Checking…">
-          Confirm
+        <Button type="submit" busy={form.busy} busyLabel={t("totp.checking")}>
+          {t("totp.confirm")}
         </Button>
         <Button tone="secondary" busy={false} onClick={onCancel}>
-          Cancel
+          {t("totp.cancel")}
         </Button>
       </div>
     </form>

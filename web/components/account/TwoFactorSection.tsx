@@ -2,6 +2,8 @@
 import { useEffect, useRef, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import type { ApiError } from "@/lib/errors";
+import { useT } from "@/lib/i18n/account";
+import { rich } from "@/lib/i18n/rich";
 import { required } from "@/lib/rules";
 import { refreshSession } from "@/lib/session";
 import { useForm } from "@/lib/useForm";
@@ -16,7 +18,8 @@ type Step =
   | { kind: "idle" }
   | { kind: "password"; action: Action }
   | { kind: "setup"; totpURI: string; backupCodes: string[] }
-  | { kind: "codes"; codes: string[]; title: string };
+  /** `renewed`: codes that replace earlier ones (the title says they are new). */
+  | { kind: "codes"; codes: string[]; renewed: boolean };
 
 /**
  * Two-step verification: turning it on (password, then the authenticator app, then the backup
@@ -24,8 +27,10 @@ type Step =
  * the password again).
  */
 export function TwoFactorSection({ enabled }: { enabled: boolean }) {
+  const t = useT();
   const [step, setStep] = useState<Step>({ kind: "idle" });
-  const [notice, setNotice] = useState<string>();
+  // What just changed, worded at render time (the language can change meanwhile).
+  const [notice, setNotice] = useState<"on" | "off">();
   const heading = useRef<HTMLHeadingElement>(null);
   // Back to the section's start; the focus too, as the part that had it is gone.
   const idle = () => {
@@ -41,36 +46,27 @@ export function TwoFactorSection({ enabled }: { enabled: boolean }) {
   return (
     <section className="card form" aria-labelledby="two-factor-title">
       <h2 id="two-factor-title" ref={heading} tabIndex={-1}>
-        Two-step verification
+        {t("twoFactor.title")}
       </h2>
       <p className="muted" data-testid="two-factor-status">
-        {enabled ? (
-          <>
-            <strong>On.</strong> Signing in with your password also asks for a code from your authenticator app.
-          </>
-        ) : (
-          <>
-            <strong>Off.</strong> Your password alone signs you in. Ask for a code from an authenticator app too, to
-            protect your account.
-          </>
-        )}
+        {rich(t(enabled ? "twoFactor.statusOn" : "twoFactor.statusOff"), { strong: (text) => <strong>{text}</strong> })}
       </p>
-      <FormAlert message={notice} tone="success" />
+      <FormAlert message={notice === "on" ? t("twoFactor.isOn") : notice === "off" ? t("twoFactor.isOff") : undefined} tone="success" />
       {step.kind === "codes" ? (
-        <BackupCodes codes={step.codes} title={step.title} onDone={idle} />
+        <BackupCodes codes={step.codes} title={step.renewed ? t("backupCodes.newTitle") : t("backupCodes.title")} onDone={idle} />
       ) : step.kind === "setup" ? (
         <TotpSetup
           totpURI={step.totpURI}
           onCancel={idle}
           onConfirmed={() => {
-            setNotice("Two-step verification is on.");
-            setStep({ kind: "codes", codes: step.backupCodes, title: "Your backup codes" });
+            setNotice("on");
+            setStep({ kind: "codes", codes: step.backupCodes, renewed: false });
           }}
         />
       ) : !enabled ? (
         <PasswordForm
-          label="Turn on two-step verification"
-          busyLabel="Turning on…"
+          label={t("twoFactor.turnOn")}
+          busyLabel={t("twoFactor.turningOn")}
           send={(password) => authClient.twoFactor.enable({ password })}
           onDone={(data) => {
             if (data?.method !== "totp") return;
@@ -81,35 +77,35 @@ export function TwoFactorSection({ enabled }: { enabled: boolean }) {
         />
       ) : step.kind === "password" && step.action === "regenerate" ? (
         <PasswordForm
-          label="Regenerate backup codes"
-          busyLabel="Generating…"
-          hint="Your current backup codes stop working."
+          label={t("twoFactor.regenerate")}
+          busyLabel={t("twoFactor.regenerating")}
+          hint={t("twoFactor.regenerateHint")}
           send={(password) => authClient.twoFactor.generateBackupCodes({ password })}
           onDone={(data) => {
-            if (data) setStep({ kind: "codes", codes: data.backupCodes, title: "Your new backup codes" });
+            if (data) setStep({ kind: "codes", codes: data.backupCodes, renewed: true });
           }}
           onCancel={idle}
         />
       ) : step.kind === "password" ? (
         <PasswordForm
-          label="Turn off two-step verification"
-          busyLabel="Turning off…"
+          label={t("twoFactor.turnOffConfirm")}
+          busyLabel={t("twoFactor.turningOff")}
           tone="danger"
           send={(password) => authClient.twoFactor.disable({ password })}
           onDone={async () => {
             await refreshSession();
             idle();
-            setNotice("Two-step verification is off.");
+            setNotice("off");
           }}
           onCancel={idle}
         />
       ) : (
         <div className="actions">
           <Button tone="secondary" busy={false} onClick={() => open("regenerate")}>
-            Regenerate backup codes
+            {t("twoFactor.regenerate")}
           </Button>
           <Button tone="danger" busy={false} onClick={() => open("disable")}>
-            Turn off
+            {t("twoFactor.turnOff")}
           </Button>
         </div>
       )}
@@ -131,7 +127,8 @@ interface PasswordFormProps<T> {
 
 /** The password again, before a change to the second factor. */
 function PasswordForm<T>({ label, busyLabel, hint, tone = "primary", send, onDone, onCancel }: PasswordFormProps<T>) {
-  const form = useForm({ password: "" }, { password: required("your password") });
+  const t = useT();
+  const form = useForm({ password: "" }, { password: required(() => t("twoFactor.passwordRequired")) });
   const submit = form.onSubmit(() => send(form.values.password), onDone);
   const opened = Boolean(onCancel);
   useEffect(() => {
@@ -142,7 +139,7 @@ function PasswordForm<T>({ label, busyLabel, hint, tone = "primary", send, onDon
     <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label={label}>
       <FormAlert message={form.notice?.text} />
       <Field
-        label="Password"
+        label={t("twoFactor.password")}
         type="password"
         autoComplete="current-password"
         required
@@ -156,7 +153,7 @@ function PasswordForm<T>({ label, busyLabel, hint, tone = "primary", send, onDon
         </Button>
         {onCancel ? (
           <Button tone="secondary" busy={false} onClick={onCancel}>
-            Cancel
+            {t("twoFactor.cancel")}
           </Button>
         ) : null}
       </div>

@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { useT } from "@/lib/i18n/admin";
 import { useCanAdminister } from "@/lib/session";
 import { LoadError } from "../LoadError";
 import { RequireSession } from "../RequireSession";
@@ -11,28 +12,29 @@ export function AdminScreen() {
 }
 
 function AdminArea({ userId }: { userId: string }) {
+  const t = useT();
   const { allowed, error, retry } = useCanAdminister(userId);
   if (error) {
     return (
       <section className="card" aria-labelledby="admin-error">
-        <h1 id="admin-error">Admin</h1>
-        <LoadError what="your permissions" error={error} retry={retry} />
+        <h1 id="admin-error">{t("title")}</h1>
+        <LoadError message={t("permissionsLoadFailed")} error={error} retry={retry} />
       </section>
     );
   }
   if (allowed === undefined) {
     return (
       <div className="card skeleton" aria-busy="true">
-        <span className="visually-hidden">Loading…</span>
+        <span className="visually-hidden">{t("loading")}</span>
       </div>
     );
   }
   if (!allowed) {
     return (
       <section className="card" aria-labelledby="admin-denied">
-        <h1 id="admin-denied">Admin</h1>
-        <p>This area is for administrators. Ask an administrator if you need access.</p>
-        <Link href="/">Go home</Link>
+        <h1 id="admin-denied">{t("title")}</h1>
+        <p>{t("denied.body")}</p>
+        <Link href="/">{t("denied.home")}</Link>
       </section>
     );
   }

@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { t, useT } from "@/lib/i18n/admin";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Dialog } from "../Dialog";
@@ -9,10 +10,11 @@ import { FormAlert } from "../FormAlert";
 import { Button } from "../Button";
 import { refreshUsers } from "./hooks";
 
-const checks = { name: rules.required("a name"), email: rules.email, password: rules.password };
+const checks = { name: rules.required(() => t("create.nameRequired")), email: rules.email, password: rules.password };
 const empty = { name: "", email: "", password: "" };
 
 export function CreateUserDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const t = useT();
   const form = useForm(empty, checks);
   const [role, setRole] = useState("user");
   const close = () => {
@@ -36,33 +38,33 @@ export function CreateUserDialog({ open, onClose }: { open: boolean; onClose: ()
   );
 
   return (
-    <Dialog open={open} title="Create user" onClose={close}>
+    <Dialog open={open} title={t("create.title")} onClose={close}>
       <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate>
         <FormAlert message={form.notice?.text} />
-        <Field label="Name" required {...form.field("name")} onBlur={undefined} />
-        <Field label="Email" type="email" autoComplete="off" required {...form.field("email")} onBlur={undefined} />
+        <Field label={t("create.name")} required {...form.field("name")} onBlur={undefined} />
+        <Field label={t("create.email")} type="email" autoComplete="off" required {...form.field("email")} onBlur={undefined} />
         <Field
-          label="Password"
+          label={t("create.password")}
           type="password"
           autoComplete="new-password"
-          hint={`${rules.PASSWORD_MIN} to ${rules.PASSWORD_MAX} characters.`}
+          hint={t("create.passwordHint", { min: rules.PASSWORD_MIN, max: rules.PASSWORD_MAX })}
           required
           {...form.field("password")}
           onBlur={undefined}
         />
         <div className="field">
-          <label htmlFor="create-role">Role</label>
+          <label htmlFor="create-role">{t("create.role")}</label>
           <select id="create-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            <option value="user">User</option>
-            <option value="admin">Admin</option>
+            <option value="user">{t("role.user")}</option>
+            <option value="admin">{t("role.admin")}</option>
           </select>
         </div>
         <div className="actions">
-          <Button type="submit" busy={form.busy} busyLabel="Creating…">
-            Create user
+          <Button type="submit" busy={form.busy} busyLabel={t("create.creating")}>
+            {t("create.submit")}
           </Button>
           <button type="button" className="button button-secondary" onClick={close}>
-            Cancel
+            {t("create.cancel")}
           </button>
         </div>
       </form>

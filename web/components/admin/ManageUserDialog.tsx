@@ -5,18 +5,19 @@ import type { components } from "@/lib/api/auth";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
+import { useT, type t as translate } from "@/lib/i18n/admin";
 import { resetCache } from "@/lib/session";
 import { Dialog } from "../Dialog";
 import { FormAlert } from "../FormAlert";
 import { Button } from "../Button";
 import { refreshUsers, type AdminUser } from "./hooks";
 
-const BAN_LENGTHS = [
-  { label: "1 hour", seconds: 3600 },
-  { label: "1 day", seconds: 86400 },
-  { label: "7 days", seconds: 7 * 86400 },
-  { label: "30 days", seconds: 30 * 86400 },
-  { label: "Until unbanned", seconds: 0 },
+const BAN_LENGTHS: { label: Parameters<typeof translate>[0]; seconds: number }[] = [
+  { label: "ban.lengthHour", seconds: 3600 },
+  { label: "ban.lengthDay", seconds: 86400 },
+  { label: "ban.lengthWeek", seconds: 7 * 86400 },
+  { label: "ban.lengthMonth", seconds: 30 * 86400 },
+  { label: "ban.lengthForever", seconds: 0 },
 ];
 
 type Action = "role" | "ban" | "unban" | "sessions" | "impersonate" | "two-factor" | "remove";
@@ -27,6 +28,7 @@ const resetTwoFactor = (userId: string) =>
 
 /** Everything an admin does to one user: role, ban, sessions, impersonation, two-step verification, removal. */
 export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefined; onClose: () => void }) {
+  const t = useT();
   const router = useRouter();
   const [role, setRole] = useState(user?.role ?? "user");
   const [banReason, setBanReason] = useState("");
@@ -56,61 +58,66 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
   const banExpiresIn = BAN_LENGTHS[banLength]?.seconds || undefined;
 
   return (
-    <Dialog open title={`Manage ${user.name || user.email}`} onClose={onClose}>
+    <Dialog open title={t("manage.title", { name: user.name || user.email })} onClose={onClose}>
       <p className="muted">
-        {user.email} · joined {formatDate(user.createdAt)}
+        {t("manage.subtitle", { email: user.email, date: formatDate(user.createdAt) })}
       </p>
       <FormAlert message={message?.text} tone={message?.tone} />
 
       <section className="dialog-section" aria-labelledby="role-title">
-        <h3 id="role-title">Role</h3>
+        <h3 id="role-title">{t("role.title")}</h3>
         <div className="inline-form">
-          <label htmlFor="manage-role">Set role to</label>
+          <label htmlFor="manage-role">{t("role.setTo")}</label>
           <select id="manage-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            <option value="user">User</option>
-            <option value="admin">Admin</option>
+            <option value="user">{t("role.user")}</option>
+            <option value="admin">{t("role.admin")}</option>
             {role !== "user" && role !== "admin" ? <option value={role}>{role}</option> : null}
           </select>
           <Button
             tone="secondary"
             busy={busy === "role"}
-            busyLabel="Saving…"
-            onClick={() => void run("role", () => settle(authClient.admin.setRole({ userId, role: role as "user" })), `Role set to ${role}.`)}
+            busyLabel={t("role.saving")}
+            onClick={() => void run("role", () => settle(authClient.admin.setRole({ userId, role: role as "user" })), t("role.saved", { role }))}
           >
-            Save role
+            {t("role.save")}
           </Button>
         </div>
       </section>
 
       <section className="dialog-section" aria-labelledby="ban-title">
-        <h3 id="ban-title">Ban</h3>
+        <h3 id="ban-title">{t("ban.title")}</h3>
         {user.banned ? (
           <>
             <p>
-              Banned{user.banReason ? `: ${user.banReason}` : ""}
-              {user.banExpires ? ` (until ${formatDate(user.banExpires)})` : " (until unbanned)"}.
+              {user.banReason
+                ? user.banExpires
+                  ? t("ban.statusReasonUntil", { reason: user.banReason, date: formatDate(user.banExpires) })
+                  : t("ban.statusReason", { reason: user.banReason })
+                : user.banExpires
+                  ? t("ban.statusUntil", { date: formatDate(user.banExpires) })
+                  : t("ban.status")}
             </p>
             <Button
               tone="secondary"
               busy={busy === "unban"}
-              busyLabel="Unbanning…"
-              onClick={() => void run("unban", () => settle(authClient.admin.unbanUser({ userId })), "User unbanned.")}
+              busyLabel={t("ban.unbanning")}
+              onClick={() => void run("unban", () => settle(authClient.admin.unbanUser({ userId })), t("ban.unbanned"))}
             >
-              Unban
+              {t("ban.unban")}
             </Button>
           </>
         ) : (
           <div className="form">
             <div className="field">
-              <label htmlFor="ban-reason">Reason (seen by admins only)</label>
+              <label htmlFor="ban-reason">{t("ban.reason")}</label>
               <input id="ban-reason" value={banReason} onChange={(e) => setBanReason(e.target.value)} maxLength={500} />
             </div>
             <div className="field">
-              <label htmlFor="ban-length">Ban for</label>
+              <label htmlFor="ban-length">{t("ban.length")}</label>
               <select id="ban-length" value={banLength} onChange={(e) => setBanLength(Number(e.target.value))}>
                 {BAN_LENGTHS.map((l, i) => (
                   <option key={l.label} value={i}>
-                    {l.label}
+                    {t(l.label)}
                   </option>
                 ))}
               </select>
@@ -118,7 +125,7 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
             <Button
               tone="danger"
               busy={busy === "ban"}
-              busyLabel="Banning…"
+              busyLabel={t("ban.banning")}
               onClick={() =>
                 void run(
                   "ban",
@@ -130,35 +137,35 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
                         ...(banExpiresIn ? { banExpiresIn } : {}),
                       }),
                     ),
-                  "User banned and signed out everywhere.",
+                  t("ban.done"),
                 )
               }
             >
-              Ban user
+              {t("ban.submit")}
             </Button>
           </div>
         )}
       </section>
 
       <section className="dialog-section" aria-labelledby="access-title">
-        <h3 id="access-title">Access</h3>
+        <h3 id="access-title">{t("access.title")}</h3>
         <div className="actions">
           <Button
             tone="secondary"
             busy={busy === "sessions"}
-            busyLabel="Revoking…"
-            onClick={() => void run("sessions", () => settle(authClient.admin.revokeUserSessions({ userId })), "All of this user's sessions were revoked.")}
+            busyLabel={t("access.revoking")}
+            onClick={() => void run("sessions", () => settle(authClient.admin.revokeUserSessions({ userId })), t("access.revoked"))}
           >
-            Revoke all sessions
+            {t("access.revoke")}
           </Button>
           <Button
             tone="secondary"
             busy={busy === "impersonate"}
-            busyLabel="Switching…"
+            busyLabel={t("access.switching")}
             onClick={() =>
               void (async () => {
                 // No refresh of the table: the cookie now belongs to the impersonated user.
-                const ok = await run("impersonate", () => settle(authClient.admin.impersonateUser({ userId })), "Impersonating.", false);
+                const ok = await run("impersonate", () => settle(authClient.admin.impersonateUser({ userId })), t("access.impersonating"), false);
                 if (ok) {
                   await resetCache();
                   router.push("/");
@@ -166,70 +173,70 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
               })()
             }
           >
-            Impersonate
+            {t("access.impersonate")}
           </Button>
         </div>
       </section>
 
       <section className="dialog-section" aria-labelledby="two-factor-title">
-        <h3 id="two-factor-title">Two-step verification</h3>
-        <p data-testid="two-factor-status">{user.twoFactorEnabled ? "On" : "Off"}</p>
+        <h3 id="two-factor-title">{t("twoFactor.title")}</h3>
+        <p data-testid="two-factor-status">{user.twoFactorEnabled ? t("twoFactor.on") : t("twoFactor.off")}</p>
         {!user.twoFactorEnabled ? null : confirmReset ? (
           <>
-            <p>Their authenticator, backup codes and trusted browsers are forgotten, they are signed out everywhere and emailed.</p>
+            <p>{t("twoFactor.confirmBody")}</p>
             <div className="actions">
               <Button
                 tone="danger"
                 busy={busy === "two-factor"}
-                busyLabel="Resetting…"
+                busyLabel={t("twoFactor.resetting")}
                 onClick={() =>
                   void (async () => {
                     const ok = await run(
                       "two-factor",
                       () => settle(resetTwoFactor(userId)),
-                      "Two-step verification turned off; the user was signed out and emailed.",
+                      t("twoFactor.done"),
                     );
                     if (ok) setConfirmReset(false);
                   })()
                 }
               >
-                Yes, reset two-step verification
+                {t("twoFactor.confirm")}
               </Button>
               <button type="button" className="button button-secondary" onClick={() => setConfirmReset(false)}>
-                Keep
+                {t("twoFactor.keep")}
               </button>
             </div>
           </>
         ) : (
           <Button tone="danger" busy={false} onClick={() => setConfirmReset(true)}>
-            Reset two-step verification
+            {t("twoFactor.reset")}
           </Button>
         )}
       </section>
 
       <section className="dialog-section" aria-labelledby="remove-title">
-        <h3 id="remove-title">Remove</h3>
+        <h3 id="remove-title">{t("remove.title")}</h3>
         {confirmRemove ? (
           <div className="actions">
             <Button
               tone="danger"
               busy={busy === "remove"}
-              busyLabel="Removing…"
+              busyLabel={t("remove.removing")}
               onClick={() =>
                 void (async () => {
-                  if (await run("remove", () => settle(authClient.admin.removeUser({ userId })), "User removed.")) onClose();
+                  if (await run("remove", () => settle(authClient.admin.removeUser({ userId })), t("remove.done"))) onClose();
                 })()
               }
             >
-              Yes, remove {user.email}
+              {t("remove.confirm", { email: user.email })}
             </Button>
             <button type="button" className="button button-secondary" onClick={() => setConfirmRemove(false)}>
-              Keep
+              {t("remove.keep")}
             </button>
           </div>
         ) : (
           <Button tone="danger" busy={false} onClick={() => setConfirmRemove(true)}>
-            Remove user…
+            {t("remove.start")}
           </Button>
         )}
       </section>

@@ -1,19 +1,21 @@
 "use client";
 import { useEffect, useState } from "react";
 import { formatDate } from "@/lib/format";
+import { useT, type t as translate } from "@/lib/i18n/admin";
 import { LoadError } from "../LoadError";
 import { CreateUserDialog } from "./CreateUserDialog";
 import { ManageUserDialog } from "./ManageUserDialog";
 import { PAGE_SIZE, useUsers, type UsersQuery } from "./hooks";
 
-const COLUMNS: { key: UsersQuery["sortBy"]; label: string }[] = [
-  { key: "name", label: "Name" },
-  { key: "email", label: "Email" },
-  { key: "createdAt", label: "Joined" },
+const COLUMNS: { key: UsersQuery["sortBy"]; label: Parameters<typeof translate>[0] }[] = [
+  { key: "name", label: "column.name" },
+  { key: "email", label: "column.email" },
+  { key: "createdAt", label: "column.createdAt" },
 ];
 
 /** The users table: search, sort by column, pages of 20; create and manage users. */
 export function UsersAdmin({ userId }: { userId: string }) {
+  const t = useT();
   const [query, setQuery] = useState<UsersQuery>({
     search: "",
     searchField: "email",
@@ -33,6 +35,7 @@ export function UsersAdmin({ userId }: { userId: string }) {
     if (data && query.page >= pages) setQuery((q) => ({ ...q, page: pages - 1 }));
   }, [data, pages, query.page]);
   const users = data?.users ?? [];
+  const sortLabel = COLUMNS.find((c) => c.key === query.sortBy)?.label;
   const sortBy = (key: UsersQuery["sortBy"]) =>
     setQuery((q) => ({
       ...q,
@@ -44,9 +47,9 @@ export function UsersAdmin({ userId }: { userId: string }) {
   return (
     <section className="stack" aria-labelledby="users-title">
       <div className="toolbar">
-        <h1 id="users-title">Users</h1>
+        <h1 id="users-title">{t("users.title")}</h1>
         <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-          Create user
+          {t("users.create")}
         </button>
       </div>
       <form
@@ -57,47 +60,47 @@ export function UsersAdmin({ userId }: { userId: string }) {
           setQuery((q) => ({ ...q, search: searchText, page: 0 }));
         }}
       >
-        <label htmlFor="user-search">Search</label>
+        <label htmlFor="user-search">{t("search.label")}</label>
         <input id="user-search" type="search" value={searchText} onChange={(e) => setSearchText(e.target.value)} />
         <label htmlFor="user-search-field" className="visually-hidden">
-          Search in
+          {t("search.in")}
         </label>
         <select
           id="user-search-field"
           value={query.searchField}
           onChange={(e) => setQuery((q) => ({ ...q, searchField: e.target.value as UsersQuery["searchField"], page: 0 }))}
         >
-          <option value="email">Email</option>
-          <option value="name">Name</option>
+          <option value="email">{t("search.email")}</option>
+          <option value="name">{t("search.name")}</option>
         </select>
         <button type="submit" className="button button-secondary">
-          Search
+          {t("search.submit")}
         </button>
       </form>
 
       {error ? (
-        <LoadError what="the users" error={error} retry={mutate} />
+        <LoadError message={t("users.loadFailed")} error={error} retry={mutate} />
       ) : null}
 
       <div className="table-wrap" aria-busy={isLoading || isValidating || undefined}>
         <table>
           <caption className="visually-hidden">
-            Users, sorted by {COLUMNS.find((c) => c.key === query.sortBy)?.label} {query.sortDirection === "asc" ? "ascending" : "descending"}
+            {t("users.caption", { column: sortLabel ? t(sortLabel) : undefined, direction: query.sortDirection })}
           </caption>
           <thead>
             <tr>
               {COLUMNS.map((c) => (
                 <th key={c.key} scope="col" aria-sort={query.sortBy === c.key ? (query.sortDirection === "asc" ? "ascending" : "descending") : "none"}>
                   <button type="button" className="sort" onClick={() => sortBy(c.key)}>
-                    {c.label}
+                    {t(c.label)}
                     <span aria-hidden="true">{query.sortBy === c.key ? (query.sortDirection === "asc" ? " ▲" : " ▼") : ""}</span>
                   </button>
                 </th>
               ))}
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
+              <th scope="col">{t("column.role")}</th>
+              <th scope="col">{t("column.status")}</th>
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t("column.actions")}</span>
               </th>
             </tr>
           </thead>
@@ -114,28 +117,28 @@ export function UsersAdmin({ userId }: { userId: string }) {
                     <td>{u.email}</td>
                     <td>{formatDate(u.createdAt)}</td>
                     <td>{u.role ?? "user"}</td>
-                    <td>{u.banned ? <span className="badge badge-danger">Banned</span> : "Active"}</td>
+                    <td>{u.banned ? <span className="badge badge-danger">{t("users.banned")}</span> : t("users.active")}</td>
                     <td>
-                      <button type="button" className="button button-secondary" onClick={() => setManaging(u.id)} aria-label={`Manage ${u.email}`}>
-                        Manage
+                      <button type="button" className="button button-secondary" onClick={() => setManaging(u.id)} aria-label={t("users.manageLabel", { email: u.email })}>
+                        {t("users.manage")}
                       </button>
                     </td>
                   </tr>
                 ))}
           </tbody>
         </table>
-        {!isLoading && !error && users.length === 0 ? <p className="empty">{query.search ? "No users match this search." : "No users yet."}</p> : null}
+        {!isLoading && !error && users.length === 0 ? <p className="empty">{query.search ? t("users.emptySearch") : t("users.empty")}</p> : null}
       </div>
 
-      <nav className="pager" aria-label="Pages">
+      <nav className="pager" aria-label={t("pager.label")}>
         <button type="button" className="button button-secondary" disabled={query.page === 0} onClick={() => setQuery((q) => ({ ...q, page: q.page - 1 }))}>
-          Previous
+          {t("pager.previous")}
         </button>
         <span aria-live="polite">
-          Page {Math.min(query.page + 1, pages)} of {pages} · {total} {total === 1 ? "user" : "users"}
+          {t("pager.status", { page: Math.min(query.page + 1, pages), pages, total })}
         </span>
         <button type="button" className="button button-secondary" disabled={query.page + 1 >= pages} onClick={() => setQuery((q) => ({ ...q, page: q.page + 1 }))}>
-          Next
+          {t("pager.next")}
         </button>
       </nav>
 

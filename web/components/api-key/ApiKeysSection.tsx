@@ -3,6 +3,8 @@ import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/apiKey";
+import { rich } from "@/lib/i18n/rich";
 import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
@@ -16,7 +18,8 @@ import { useApiKeys, type KeyOwner, type ListedApiKey } from "./hooks";
  * for members allowed to manage them. Each row says how to recognise the key and when it was
  * last used; keys can be renamed, turned off and on, and deleted.
  */
-export function ApiKeysSection({ owner, title = "API keys" }: { owner: KeyOwner; title?: string }) {
+export function ApiKeysSection({ owner, title }: { owner: KeyOwner; title?: string }) {
+  const t = useT();
   const { data, error, isLoading, mutate } = useApiKeys(owner);
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<string>();
@@ -46,10 +49,9 @@ export function ApiKeysSection({ owner, title = "API keys" }: { owner: KeyOwner;
 
   return (
     <section className="card" aria-labelledby={titleId} aria-busy={isLoading || undefined}>
-      <h2 id={titleId}>{title}</h2>
+      <h2 id={titleId}>{title ?? t("keys.title")}</h2>
       <p className="muted">
-        A key signs a script or service in as {owner.organizationId ? "this organization" : "you"}: send it in the{" "}
-        <code>x-api-key</code> header.
+        {rich(owner.organizationId ? t("keys.introOrganization") : t("keys.introUser"), { code: (text) => <code>{text}</code> })}
       </p>
       <FormAlert message={message} />
       {refusedRole ? (
@@ -57,9 +59,9 @@ export function ApiKeysSection({ owner, title = "API keys" }: { owner: KeyOwner;
           {describe(error)}
         </p>
       ) : error ? (
-        <LoadError what="the API keys" error={error} retry={mutate} />
+        <LoadError message={t("keys.loadFailed")} error={error} retry={mutate} />
       ) : isLoading ? (
-        <ul className="list" aria-label="Loading API keys">
+        <ul className="list" aria-label={t("keys.loading")}>
           <li className="skeleton-row" />
         </ul>
       ) : data && data.length > 0 ? (
@@ -67,12 +69,13 @@ export function ApiKeysSection({ owner, title = "API keys" }: { owner: KeyOwner;
           {data.map((key) => (
             <li key={key.id} className="list-row" data-testid="api-key-row">
               <div>
-                <strong>{key.name || "Unnamed key"}</strong> <code>{key.start}…</code>
-                {key.enabled ? null : <span className="badge">Off</span>}
+                <strong>{key.name || t("key.unnamed")}</strong> <code>{key.start}…</code>
+                {key.enabled ? null : <span className="badge">{t("key.off")}</span>}
                 <p className="muted">
-                  Created {formatDate(key.createdAt)} · last used {key.lastRequest ? formatDate(key.lastRequest) : "never"} ·{" "}
-                  {key.expiresAt ? `expires ${formatDate(key.expiresAt)}` : "never expires"}
-                  {key.remaining === null || key.remaining === undefined ? null : ` · ${key.remaining} uses left`}
+                  {t("key.created", { date: formatDate(key.createdAt) })} ·{" "}
+                  {key.lastRequest ? t("key.lastUsed", { date: formatDate(key.lastRequest) }) : t("key.neverUsed")} ·{" "}
+                  {key.expiresAt ? t("key.expires", { date: formatDate(key.expiresAt) }) : t("key.neverExpires")}
+                  {key.remaining === null || key.remaining === undefined ? null : ` · ${t("key.usesLeft", { count: key.remaining })}`}
                 </p>
               </div>
               <div className="actions">
@@ -80,32 +83,36 @@ export function ApiKeysSection({ owner, title = "API keys" }: { owner: KeyOwner;
                 <Button
                   tone="secondary"
                   busy={busy === key.id}
-                  busyLabel={key.enabled ? "Turning off…" : "Turning on…"}
+                  busyLabel={key.enabled ? t("key.turningOff") : t("key.turningOn")}
                   onClick={() => void toggle(key)}
-                  aria-label={`${key.enabled ? "Turn off" : "Turn on"} ${key.name || "unnamed key"}`}
+                  aria-label={
+                    key.enabled
+                      ? t("key.turnOffLabel", { name: key.name || t("key.unnamedInSentence") })
+                      : t("key.turnOnLabel", { name: key.name || t("key.unnamedInSentence") })
+                  }
                 >
-                  {key.enabled ? "Turn off" : "Turn on"}
+                  {key.enabled ? t("key.turnOff") : t("key.turnOn")}
                 </Button>
-                <Button tone="danger" busy={false} onClick={() => setDeleting(key)} aria-label={`Delete ${key.name || "unnamed key"}`}>
-                  Delete
+                <Button tone="danger" busy={false} onClick={() => setDeleting(key)} aria-label={t("key.deleteLabel", { name: key.name || t("key.unnamedInSentence") })}>
+                  {t("key.delete")}
                 </Button>
               </div>
             </li>
           ))}
         </ul>
       ) : (
-        <p className="muted">No API keys yet.</p>
+        <p className="muted">{t("keys.empty")}</p>
       )}
       {refusedRole ? null : <CreateApiKeyForm owner={owner} onCreated={mutate} />}
       <ConfirmDialog
         open={deleting !== null}
-        title={`Delete “${deleting?.name || "unnamed key"}”?`}
-        confirmLabel="Delete key"
-        busyLabel="Deleting…"
+        title={t("delete.title", { name: deleting?.name || t("key.unnamedInSentence") })}
+        confirmLabel={t("delete.confirm")}
+        busyLabel={t("delete.deleting")}
         onConfirm={() => (deleting ? remove(deleting) : Promise.resolve(null))}
         onClose={() => setDeleting(null)}
       >
-        <p>Whatever uses this key stops working at once. This cannot be undone.</p>
+        <p>{t("delete.body")}</p>
       </ConfirmDialog>
     </section>
   );

@@ -1,6 +1,7 @@
 "use client";
 import { useRef, useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/apiKey";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -16,6 +17,7 @@ const NAME_MAX = 32;
  * so it cannot be shown again. `onCreated` refreshes the list.
  */
 export function CreateApiKeyForm({ owner, onCreated }: { owner: KeyOwner; onCreated: () => Promise<unknown> }) {
+  const t = useT();
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [copied, setCopied] = useState(false);
   const keyField = useRef<HTMLInputElement>(null);
@@ -23,8 +25,8 @@ export function CreateApiKeyForm({ owner, onCreated }: { owner: KeyOwner; onCrea
     { keyName: "", expiry: "" },
     {
       keyName: (value) =>
-        rules.required("a name for the key")(value) ??
-        (value.trim().length > NAME_MAX ? `Use at most ${NAME_MAX} characters.` : undefined),
+        rules.required(() => t("create.nameRequired"))(value) ??
+        (value.trim().length > NAME_MAX ? t("create.nameTooLong", { max: NAME_MAX }) : undefined),
     },
   );
 
@@ -63,34 +65,33 @@ export function CreateApiKeyForm({ owner, onCreated }: { owner: KeyOwner; onCrea
       {made ? (
         <div className="alert alert-success" role="status" data-testid="new-api-key">
           <p>
-            <strong>Copy your new key “{made.name}” now.</strong> It is shown only this once: we keep only a fingerprint of
-            it.
+            <strong>{t("made.copyNow", { name: made.name })}</strong> {t("made.shownOnce")}
           </p>
           <div className="field">
-            <label htmlFor="new-api-key-value">New API key</label>
+            <label htmlFor="new-api-key-value">{t("made.label")}</label>
             <input id="new-api-key-value" ref={keyField} readOnly value={made.key} spellCheck={false} />
           </div>
           <Button tone="secondary" busy={false} onClick={() => void copy()}>
-            {copied ? "Copied" : "Copy key"}
+            {copied ? t("made.copied") : t("made.copy")}
           </Button>{" "}
           <Button tone="secondary" busy={false} onClick={() => setMade(undefined)}>
-            Done
+            {t("made.done")}
           </Button>
         </div>
       ) : null}
       <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="create-key-title">
-        <h3 id="create-key-title">Create a key</h3>
+        <h3 id="create-key-title">{t("create.title")}</h3>
         <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
-        <Field label="Name" hint="What the key is for, e.g. “deploy script”." maxLength={64} {...form.field("keyName")} />
-        <SelectField label="Expires" {...form.field("expiry")}>
+        <Field label={t("create.name")} hint={t("create.nameHint")} maxLength={64} {...form.field("keyName")} />
+        <SelectField label={t("create.expires")} {...form.field("expiry")}>
           {EXPIRIES.map((e) => (
             <option key={e.value} value={e.value}>
-              {e.label}
+              {e.label()}
             </option>
           ))}
         </SelectField>
-        <Button type="submit" busy={form.busy} busyLabel="Creating…">
-          Create key
+        <Button type="submit" busy={form.busy} busyLabel={t("create.submitting")}>
+          {t("create.submit")}
         </Button>
       </form>
     </div>

@@ -2,6 +2,7 @@
 import useSWR from "swr";
 import { authClient } from "@/lib/auth-client";
 import { unwrap, type ApiError } from "@/lib/errors";
+import { t } from "@/lib/i18n/apiKey";
 import { keys } from "@/lib/session";
 
 /** One key as `api-key/list` answers it (never the key itself). */
@@ -22,10 +23,10 @@ export function useApiKeys({ userId, organizationId }: KeyOwner) {
   });
 }
 
-/** How long a new key works, as offered: better-auth's bounds are 1 to 365 days. */
+/** How long a new key works, as offered: better-auth's bounds are 1 to 365 days. Labels are worded when shown. */
 export const EXPIRIES = [
-  { value: "", label: "Never" },
-  { value: "30", label: "30 days" },
-  { value: "90", label: "90 days" },
-  { value: "365", label: "1 year" },
+  { value: "", label: () => t("expiry.never") },
+  { value: "30", label: () => t("expiry.30days") },
+  { value: "90", label: () => t("expiry.90days") },
+  { value: "365", label: () => t("expiry.1year") },
 ] as const;

@@ -1,6 +1,7 @@
 "use client";
 import { lazy, Suspense, useCallback, useId, useRef, useState, type ComponentType } from "react";
 import type { ApiError } from "@/lib/errors";
+import { useT } from "@/lib/i18n/auth";
 import type { SubmitGuard } from "@/lib/useForm";
 import { coversEndpoint } from "./captcha/pattern";
 import type { CaptchaControls, ProviderWidgetProps } from "./captcha/types";
@@ -16,12 +17,14 @@ const WIDGETS: Record<Provider, ComponentType<ProviderWidgetProps>> = {
 };
 
 export const CAPTCHA_HEADER = "x-captcha-response";
-export const NO_TOKEN = "Complete the check above.";
-const FAILED_TO_LOAD = "The check could not load or did not work. Reload the page and try again.";
+/** What can be wrong with the check, as catalog keys (worded at render, in the language of the moment). */
+type Problem = "captcha.noToken" | "captcha.failedToLoad" | "captcha.missingResponse" | "captcha.verificationFailed";
+const NO_TOKEN = "captcha.noToken";
+const FAILED_TO_LOAD = "captcha.failedToLoad";
 /** The server's refusals that are about the check, in plain words. */
-const REFUSALS: Record<string, string> = {
-  MISSING_RESPONSE: "Complete the check above, then try again.",
-  VERIFICATION_FAILED: "The check did not confirm you are a person. Complete it again, then try again.",
+const REFUSALS: Record<string, Problem> = {
+  MISSING_RESPONSE: "captcha.missingResponse",
+  VERIFICATION_FAILED: "captcha.verificationFailed",
 };
 
 export interface CaptchaWidgetProps extends Omit<ProviderWidgetProps, "siteKey"> {
@@ -41,9 +44,11 @@ export interface CaptchaWidgetProps extends Omit<ProviderWidgetProps, "siteKey">
  * (a server that wants a token anyway says so, at the top of the form).
  */
 export function useCaptcha(endpoints: readonly string[], target = endpoints[0]) {
+  const t = useT();
   const { data, error: unread } = useCaptchaConfig();
   const [token, setToken] = useState<string>();
-  const [error, setError] = useState<string>();
+  const [problem, setProblem] = useState<Problem>();
+  const error = problem && t(problem);
   const controls = useRef<CaptchaControls | null>(null);
   const provider = data?.provider;
   const siteKey = data?.siteKey;
@@ -54,19 +59,19 @@ export function useCaptcha(endpoints: readonly string[], target = endpoints[0]) 
 
   const onToken = useCallback((value: string) => {
     setToken(value);
-    setError(undefined);
+    setProblem(undefined);
   }, []);
   const onLapse = useCallback(() => setToken(undefined), []);
   const onFail = useCallback(() => {
     setToken(undefined);
-    setError(FAILED_TO_LOAD);
+    setProblem(FAILED_TO_LOAD);
   }, []);
 
   const guard: SubmitGuard = {
     check: () => {
       if (!needed || token) return true;
       // A widget that failed to load keeps saying so: "complete the check" would not help.
-      setError((shown) => (shown === FAILED_TO_LOAD ? shown : NO_TOKEN));
+      setProblem((shown) => (shown === FAILED_TO_LOAD ? shown : NO_TOKEN));
       return false;
     },
     settled: (failure: ApiError | null) => {
@@ -75,7 +80,7 @@ export function useCaptcha(endpoints: readonly string[], target = endpoints[0]) 
       setToken(undefined);
       controls.current?.reset();
       const message = failure.code ? REFUSALS[failure.code] : undefined;
-      if (message) setError(message);
+      if (message) setProblem(message);
       return message !== undefined;
     },
   };
@@ -94,6 +99,7 @@ export function useCaptcha(endpoints: readonly string[], target = endpoints[0]) 
 
 /** The check, labelled, with its error beside it; nothing when the form needs none. */
 export function CaptchaWidget({ widget }: { widget: CaptchaWidgetProps | undefined }) {
+  const t = useT();
   const id = useId();
   if (!widget) return null;
   const { provider, error, ...props } = widget;
@@ -102,11 +108,11 @@ export function CaptchaWidget({ widget }: { widget: CaptchaWidgetProps | undefin
   const errorId = `${id}-error`;
   return (
     <fieldset className="field captcha" aria-describedby={error ? `${errorId} ${hintId}` : hintId}>
-      <legend>Security check</legend>
+      <legend>{t("captcha.legend")}</legend>
       <p id={hintId} className="hint">
-        This confirms a person, not a program, is sending the form.
+        {t("captcha.hint")}
       </p>
-      <Suspense fallback={<p className="hint">Loading the check…</p>}>
+      <Suspense fallback={<p className="hint">{t("captcha.loading")}</p>}>
         <Widget {...props} />
       </Suspense>
       {error ? (

@@ -2,6 +2,8 @@
 import Link from "next/link";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/auth";
+import { rich } from "@/lib/i18n/rich";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -17,6 +19,7 @@ export const RESET_PAGE = "/reset-password/";
  * so the page says so rather than confirming it.
  */
 export function ForgotPasswordForm() {
+  const t = useT();
   const form = useForm({ email: "" }, { email: rules.email });
   const [sentTo, setSentTo] = useState<string>();
   const captcha = useCaptcha(["/request-password-reset"]);
@@ -30,29 +33,28 @@ export function ForgotPasswordForm() {
   if (sentTo) {
     return (
       <section className="card form" aria-labelledby="forgot-title">
-        <h1 id="forgot-title">Check your email</h1>
+        <h1 id="forgot-title">{t("forgotPassword.checkEmailTitle")}</h1>
         <p role="status">
-          If <strong>{sentTo}</strong> belongs to an account, a link to choose a new password is on its way. It works
-          for an hour, and only the newest link works.
+          {rich(t("forgotPassword.sentBody", { email: sentTo }), { strong: (text) => <strong>{text}</strong> })}
         </p>
         <p className="form-footer">
-          <Link href="/sign-in/">Back to sign in</Link>
+          <Link href="/sign-in/">{t("forgotPassword.backToSignIn")}</Link>
         </p>
       </section>
     );
   }
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="forgot-title">
-      <h1 id="forgot-title">Forgot your password?</h1>
-      <p className="muted">Enter your account&apos;s email address and we will mail you a link to choose a new password.</p>
+      <h1 id="forgot-title">{t("forgotPassword.title")}</h1>
+      <p className="muted">{t("forgotPassword.intro")}</p>
       <FormAlert message={form.notice?.text} />
-      <Field label="Email" type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
+      <Field label={t("forgotPassword.email")} type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
       <CaptchaWidget widget={captcha.widget} />
-      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel="Sending…">
-        Send the link
+      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel={t("forgotPassword.submitting")}>
+        {t("forgotPassword.submit")}
       </Button>
       <p className="form-footer">
-        Remembered it? <Link href="/sign-in/">Sign in</Link>
+        {rich(t("forgotPassword.remembered"), { link: (text) => <Link href="/sign-in/">{text}</Link> })}
       </p>
     </form>
   );

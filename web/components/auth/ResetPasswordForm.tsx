@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe } from "@/lib/errors";
+import { useT } from "@/lib/i18n/auth";
 import { useQueryParam } from "@/lib/query";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
@@ -15,11 +16,12 @@ import { FormAlert } from "../FormAlert";
  * link no longer works (used, replaced by a newer one, or expired).
  */
 export function ResetPasswordForm() {
+  const t = useT();
   const token = useQueryParam("token");
   const linkError = useQueryParam("error");
   const form = useForm({ newPassword: "", confirm: "" }, (values) => ({
     newPassword: rules.password,
-    confirm: (v: string) => (v !== values.newPassword ? "The two passwords differ." : undefined),
+    confirm: (v: string) => (v !== values.newPassword ? t("resetPassword.mismatch") : undefined),
   }));
   const [done, setDone] = useState(false);
   const [tokenRefused, setTokenRefused] = useState(false);
@@ -36,17 +38,17 @@ export function ResetPasswordForm() {
   if (token === undefined) {
     return (
       <div className="card skeleton" aria-busy="true">
-        <span className="visually-hidden">Loading…</span>
+        <span className="visually-hidden">{t("resetPassword.loading")}</span>
       </div>
     );
   }
   if (done) {
     return (
       <section className="card form" aria-labelledby="reset-title">
-        <h1 id="reset-title">Password changed</h1>
-        <p role="status">Your new password is set. Sign in with it.</p>
+        <h1 id="reset-title">{t("resetPassword.doneTitle")}</h1>
+        <p role="status">{t("resetPassword.doneBody")}</p>
         <Link className="button button-primary" href="/sign-in/">
-          Sign in
+          {t("resetPassword.signIn")}
         </Link>
       </section>
     );
@@ -54,29 +56,29 @@ export function ResetPasswordForm() {
   if (!token || linkError || tokenRefused) {
     return (
       <section className="card form" aria-labelledby="reset-title">
-        <h1 id="reset-title">This link does not work</h1>
+        <h1 id="reset-title">{t("resetPassword.linkFailedTitle")}</h1>
         <p role="alert">{describe({ status: 400, code: linkError ?? "INVALID_TOKEN" })}</p>
         <Link className="button button-primary" href="/forgot-password/">
-          Send a new link
+          {t("resetPassword.sendNewLink")}
         </Link>
       </section>
     );
   }
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="reset-title">
-      <h1 id="reset-title">Choose a new password</h1>
+      <h1 id="reset-title">{t("resetPassword.title")}</h1>
       <FormAlert message={form.notice?.text} />
       <Field
-        label="New password"
+        label={t("resetPassword.newPassword")}
         type="password"
         autoComplete="new-password"
         required
-        hint={`${rules.PASSWORD_MIN} to ${rules.PASSWORD_MAX} characters.`}
+        hint={t("resetPassword.passwordHint", { min: rules.PASSWORD_MIN, max: rules.PASSWORD_MAX })}
         {...form.field("newPassword")}
       />
-      <Field label="Repeat the new password" type="password" autoComplete="new-password" required {...form.field("confirm")} onBlur={undefined} />
-      <Button type="submit" busy={form.busy} busyLabel="Saving…">
-        Set the new password
+      <Field label={t("resetPassword.confirm")} type="password" autoComplete="new-password" required {...form.field("confirm")} onBlur={undefined} />
+      <Button type="submit" busy={form.busy} busyLabel={t("resetPassword.submitting")}>
+        {t("resetPassword.submit")}
       </Button>
     </form>
   );

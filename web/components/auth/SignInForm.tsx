@@ -2,6 +2,8 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { t, useT } from "@/lib/i18n/auth";
+import { rich } from "@/lib/i18n/rich";
 import { required } from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -9,7 +11,10 @@ import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
 import { CaptchaWidget, useCaptcha } from "./CaptchaWidget";
 
-const checks = { identifier: required("your email or username"), password: required("your password") };
+const checks = {
+  identifier: required(() => t("signIn.identifierRequired")),
+  password: required(() => t("signIn.passwordRequired")),
+};
 /** The two endpoints the form posts to: an `@` in the identifier picks the first. */
 const ENDPOINTS = ["/sign-in/email", "/sign-in/username"] as const;
 
@@ -19,6 +24,7 @@ const needsSecondFactor = (data: unknown) =>
 
 /** Sign in with an email address or a username (an `@` tells which), with remember-me. */
 export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void | Promise<void>; signUpHref: string }) {
+  const t = useT();
   const form = useForm({ identifier: "", password: "" }, checks);
   const [rememberMe, setRememberMe] = useState(true);
   // Set while the browser loads the two-factor page, so the form is not sent twice; cleared
@@ -46,23 +52,23 @@ export function SignInForm({ onSignedIn, signUpHref }: { onSignedIn: () => void 
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="sign-in-title">
-      <h1 id="sign-in-title">Sign in</h1>
+      <h1 id="sign-in-title">{t("signIn.title")}</h1>
       <FormAlert message={form.notice?.text} />
-      <Field label="Email or username" autoComplete="username" autoCapitalize="none" spellCheck={false} required {...form.field("identifier")} />
-      <Field label="Password" type="password" autoComplete="current-password" required {...form.field("password")} onBlur={undefined} />
+      <Field label={t("signIn.identifier")} autoComplete="username" autoCapitalize="none" spellCheck={false} required {...form.field("identifier")} />
+      <Field label={t("signIn.password")} type="password" autoComplete="current-password" required {...form.field("password")} onBlur={undefined} />
       <div className="checkbox">
         <input id="remember-me" type="checkbox" checked={rememberMe} onChange={(e) => setRememberMe(e.target.checked)} />
-        <label htmlFor="remember-me">Remember me on this device</label>
+        <label htmlFor="remember-me">{t("signIn.rememberMe")}</label>
       </div>
       <CaptchaWidget widget={captcha.widget} />
-      <Button type="submit" busy={form.busy || leaving} disabled={captcha.pending} busyLabel="Signing in…">
-        Sign in
+      <Button type="submit" busy={form.busy || leaving} disabled={captcha.pending} busyLabel={t("signIn.submitting")}>
+        {t("signIn.submit")}
       </Button>
       <p className="form-footer">
-        <Link href="/forgot-password/">Forgot your password?</Link>
+        <Link href="/forgot-password/">{t("signIn.forgotPassword")}</Link>
       </p>
       <p className="form-footer">
-        New here? <Link href={signUpHref}>Create an account</Link>
+        {rich(t("signIn.newHere"), { link: (text) => <Link href={signUpHref}>{text}</Link> })}
       </p>
     </form>
   );

@@ -2,6 +2,10 @@
 import Link from "next/link";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { currentTag } from "@/lib/i18n";
+import { codeOfTag } from "@/lib/i18n/languages";
+import { t, useT } from "@/lib/i18n/auth";
+import { rich } from "@/lib/i18n/rich";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -11,7 +15,7 @@ import { CaptchaWidget, useCaptcha } from "./CaptchaWidget";
 import { VERIFY_PAGE } from "./VerifyEmailLanding";
 
 const checks = {
-  name: rules.required("your name"),
+  name: rules.required(() => t("signUp.nameRequired")),
   email: rules.email,
   password: rules.password,
   username: rules.username,
@@ -19,6 +23,7 @@ const checks = {
 
 /** Name, email, password and an optional username, each checked as the user leaves it. */
 export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void | Promise<void>; signInHref: string }) {
+  const t = useT();
   const form = useForm({ name: "", email: "", password: "", username: "" }, checks);
   const [verifyFirst, setVerifyFirst] = useState<string>();
   const captcha = useCaptcha(["/sign-up/email"]);
@@ -34,6 +39,8 @@ export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void 
         // The plugin stores the username lowercased and keeps the form typed as the display name.
         ...(username ? { username, displayUsername: username } : {}),
         callbackURL: VERIFY_PAGE,
+        // The language the app speaks now: the user's mails (and the app, next time) speak it.
+        language: codeOfTag(currentTag()),
         ...captcha.fetchOptions,
       });
     },
@@ -51,12 +58,12 @@ export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void 
   if (verifyFirst) {
     return (
       <section className="card form" aria-labelledby="sign-up-title">
-        <h1 id="sign-up-title">Check your email</h1>
+        <h1 id="sign-up-title">{t("signUp.checkEmailTitle")}</h1>
         <p role="status">
-          We sent a link to <strong>{verifyFirst}</strong>. Open it to verify your address, then sign in.
+          {rich(t("signUp.checkEmailBody", { email: verifyFirst }), { strong: (text) => <strong>{text}</strong> })}
         </p>
         <p className="form-footer">
-          <Link href={signInHref}>Sign in</Link>
+          <Link href={signInHref}>{t("signUp.signIn")}</Link>
         </p>
       </section>
     );
@@ -64,32 +71,32 @@ export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void 
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="sign-up-title">
-      <h1 id="sign-up-title">Create your account</h1>
+      <h1 id="sign-up-title">{t("signUp.title")}</h1>
       <FormAlert message={form.notice?.text} />
-      <Field label="Name" autoComplete="name" required {...form.field("name")} />
-      <Field label="Email" type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
+      <Field label={t("signUp.name")} autoComplete="name" required {...form.field("name")} />
+      <Field label={t("signUp.email")} type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
       <Field
-        label="Password"
+        label={t("signUp.password")}
         type="password"
         autoComplete="new-password"
         required
-        hint={`${rules.PASSWORD_MIN} to ${rules.PASSWORD_MAX} characters.`}
+        hint={t("signUp.passwordHint", { min: rules.PASSWORD_MIN, max: rules.PASSWORD_MAX })}
         {...form.field("password")}
       />
       <Field
-        label="Username (optional)"
+        label={t("signUp.username")}
         autoComplete="off"
         autoCapitalize="none"
         spellCheck={false}
-        hint={`${rules.USERNAME_MIN} to ${rules.USERNAME_MAX} letters, digits, underscores or dots. You can sign in with it.`}
+        hint={t("signUp.usernameHint", { min: rules.USERNAME_MIN, max: rules.USERNAME_MAX })}
         {...form.field("username")}
       />
       <CaptchaWidget widget={captcha.widget} />
-      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel="Creating your account…">
-        Create account
+      <Button type="submit" busy={form.busy} disabled={captcha.pending} busyLabel={t("signUp.submitting")}>
+        {t("signUp.submit")}
       </Button>
       <p className="form-footer">
-        Already have an account? <Link href={signInHref}>Sign in</Link>
+        {rich(t("signUp.haveAccount"), { link: (text) => <Link href={signInHref}>{text}</Link> })}
       </p>
     </form>
   );

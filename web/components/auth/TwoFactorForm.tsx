@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { currentCallback, withCallback } from "@/lib/callback";
 import { describe, settle, type ApiError } from "@/lib/errors";
+import { t, useT } from "@/lib/i18n/auth";
 import { useQueryParam } from "@/lib/query";
 import { required, sixDigitCode } from "@/lib/rules";
 import { resetCache, useSession } from "@/lib/session";
@@ -16,11 +17,13 @@ import { FormAlert } from "../FormAlert";
 
 type Mode = TwoFactorMethod | "backup";
 
-const TEXT: Record<Mode, { choice: string; label: string }> = {
-  totp: { choice: "Use a code from your authenticator app", label: "Code from your authenticator app" },
-  otp: { choice: "Email me a code", label: "Code from the email" },
-  backup: { choice: "Use a backup code", label: "Backup code" },
-};
+/** Each method's words, as catalog keys (looked up at render, in the language of the moment). */
+const TEXT = {
+  totp: { choice: "twoFactor.totpChoice", label: "twoFactor.totpLabel" },
+  otp: { choice: "twoFactor.otpChoice", label: "twoFactor.otpLabel" },
+  backup: { choice: "twoFactor.backupChoice", label: "twoFactor.backupLabel" },
+} as const satisfies Record<Mode, { choice: string; label: string }>;
+const backupRequired = required(() => t("twoFactor.backupRequired"));
 
 /** Refusals after which this pending sign-in is over: only signing in again helps. */
 const ENDED = new Set(["INVALID_TWO_FACTOR_COOKIE", "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE"]);
@@ -28,11 +31,12 @@ const ended = (error: ApiError | null) => Boolean(error?.code && ENDED.has(error
 
 /** `/sign-in/two-factor/`: a sign-in's second step. The address says which methods it offers. */
 export function TwoFactorForm() {
+  const t = useT();
   const methods = useQueryParam("methods");
   if (methods === undefined) {
     return (
       <div className="card skeleton" aria-busy="true">
-        <span className="visually-hidden">Loading…</span>
+        <span className="visually-hidden">{t("twoFactor.loading")}</span>
       </div>
     );
   }
@@ -40,6 +44,7 @@ export function TwoFactorForm() {
 }
 
 function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
+  const t = useT();
   const router = useRouter();
   const { data: session } = useSession();
   // Rendered only in the browser (after the query is read), so the address is at hand.
@@ -50,7 +55,7 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
   const [sending, setSending] = useState(false);
   const [trust, setTrust] = useState(false);
   const [over, setOver] = useState<string>();
-  const form = useForm({ code: "" }, { code: mode === "backup" ? required("a backup code") : sixDigitCode });
+  const form = useForm({ code: "" }, { code: mode === "backup" ? backupRequired : sixDigitCode });
   const offered: Mode[] = [...(methods ?? ["totp", "otp"]), "backup"];
 
   useEffect(() => {
@@ -85,7 +90,7 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
     if (ended(error)) return setOver(describe(error as ApiError));
     if (error) return form.setNotice({ tone: "error", text: describe(error) });
     setSent(true);
-    form.setNotice({ tone: "success", text: again ? "We sent you a new code." : "We sent a code to your email address." });
+    form.setNotice({ tone: "success", text: again ? t("twoFactor.codeSentAgain") : t("twoFactor.codeSent") });
     form.focus("code");
   }
 
@@ -100,20 +105,20 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
 
   const intro =
     mode === "totp"
-      ? "Open your authenticator app and enter the 6-digit code it shows for Gatehouse."
+      ? t("twoFactor.totpIntro")
       : mode === "backup"
-        ? "Enter one of the backup codes you saved when you turned on two-step verification. Each works once."
+        ? t("twoFactor.backupIntro")
         : sent
-          ? "Enter the 6-digit code we emailed you. It works for a few minutes."
-          : "We can email you a 6-digit code to finish signing in.";
+          ? t("twoFactor.otpSentIntro")
+          : t("twoFactor.otpIntro");
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="two-factor-title">
-      <h1 id="two-factor-title">Two-step verification</h1>
+      <h1 id="two-factor-title">{t("twoFactor.title")}</h1>
       <p className="muted">{intro}</p>
       <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
       <Field
-        label={TEXT[mode].label}
+        label={t(TEXT[mode].label)}
         inputMode={mode === "backup" ? "text" : "numeric"}
         autoComplete={mode === "backup" ? "off" : "one-time-code"}
         autoCapitalize="none"
@@ -123,20 +128,20 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
         onBlur={undefined}
       />
       {mode === "otp" ? (
-        <Button tone="secondary" busy={sending} busyLabel="Sending…" onClick={() => void sendCode(sent)}>
-          {sent ? "Send another code" : "Email me a code"}
+        <Button tone="secondary" busy={sending} busyLabel={t("twoFactor.sending")} onClick={() => void sendCode(sent)}>
+          {sent ? t("twoFactor.sendAnother") : t("twoFactor.emailCode")}
         </Button>
       ) : null}
       <div className="checkbox">
         <input id="trust-device" type="checkbox" checked={trust} onChange={(e) => setTrust(e.target.checked)} />
-        <label htmlFor="trust-device">Trust this device for 30 days</label>
+        <label htmlFor="trust-device">{t("twoFactor.trustDevice")}</label>
       </div>
-      <Button type="submit" busy={form.busy} busyLabel="Verifying…">
-        Verify
+      <Button type="submit" busy={form.busy} busyLabel={t("twoFactor.submitting")}>
+        {t("twoFactor.submit")}
       </Button>
       <div>
         <p id="other-ways" className="muted">
-          Other ways to verify:
+          {t("twoFactor.otherWays")}
         </p>
         <ul className="choices" aria-labelledby="other-ways">
           {offered
@@ -144,14 +149,14 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
             .map((m) => (
               <li key={m}>
                 <button type="button" className="link-button" onClick={() => choose(m)}>
-                  {TEXT[m].choice}
+                  {t(TEXT[m].choice)}
                 </button>
               </li>
             ))}
         </ul>
       </div>
       <p className="form-footer">
-        <Link href={withCallback("/sign-in/", callback)}>Back to sign in</Link>
+        <Link href={withCallback("/sign-in/", callback)}>{t("twoFactor.backToSignIn")}</Link>
       </p>
     </form>
   );
@@ -159,18 +164,19 @@ function Challenge({ methods }: { methods: TwoFactorMethod[] | null }) {
 
 /** The pending sign-in is over (timed out, or too many wrong codes): start again. */
 function SignInAgain({ message, href }: { message: string; href: string }) {
+  const t = useT();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
     <section className="card form" aria-labelledby="two-factor-title">
       <h1 id="two-factor-title" ref={heading} tabIndex={-1}>
-        Two-step verification
+        {t("twoFactor.title")}
       </h1>
       <p role="alert" className="alert alert-error">
         {message}
       </p>
       <Link className="button button-primary" href={href}>
-        Sign in again
+        {t("twoFactor.signInAgain")}
       </Link>
     </section>
   );

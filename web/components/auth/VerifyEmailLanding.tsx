@@ -3,6 +3,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe } from "@/lib/errors";
+import { useT } from "@/lib/i18n/auth";
+import { rich } from "@/lib/i18n/rich";
 import { useQueryParam } from "@/lib/query";
 import * as rules from "@/lib/rules";
 import { useSession } from "@/lib/session";
@@ -20,6 +22,7 @@ export const CHANGE_EMAIL_PAGE = "/verify-email/?change=1";
  * get a new link.
  */
 export function VerifyEmailLanding() {
+  const t = useT();
   const error = useQueryParam("error");
   const change = useQueryParam("change");
   const { data: session } = useSession();
@@ -27,14 +30,14 @@ export function VerifyEmailLanding() {
   if (error === undefined) {
     return (
       <div className="card skeleton" aria-busy="true">
-        <span className="visually-hidden">Loading…</span>
+        <span className="visually-hidden">{t("verifyEmail.loading")}</span>
       </div>
     );
   }
   if (error) {
     return (
       <section className="card form" aria-labelledby="verify-title">
-        <h1 id="verify-title">This link does not work</h1>
+        <h1 id="verify-title">{t("verifyEmail.linkFailedTitle")}</h1>
         <p role="alert">{describe({ status: 400, code: error })}</p>
         {error === "INVALID_USER" ? null : <Resend email={session?.user.email} />}
       </section>
@@ -42,23 +45,21 @@ export function VerifyEmailLanding() {
   }
   return (
     <section className="card form" aria-labelledby="verify-title">
-      <h1 id="verify-title">{change ? "Change of email address" : "Email address verified"}</h1>
+      <h1 id="verify-title">{change ? t("verifyEmail.changeTitle") : t("verifyEmail.verifiedTitle")}</h1>
       {change ? (
-        <p role="status">
-          If this was the approval from your current address, we have sent a link to the new address: open it to
-          finish. If it was the link sent to the new address, the change is done.
-        </p>
+        <p role="status">{t("verifyEmail.changeBody")}</p>
       ) : (
-        <p role="status">Thank you: your email address is verified.</p>
+        <p role="status">{t("verifyEmail.verifiedBody")}</p>
       )}
       {session ? (
         <p className="muted">
-          Your account&apos;s address: <strong>{session.user.email}</strong>
-          {session.user.emailVerified ? " (verified)" : " (not verified yet)"}
+          {rich(t(session.user.emailVerified ? "verifyEmail.addressVerified" : "verifyEmail.addressNotVerified", { email: session.user.email }), {
+            strong: (text) => <strong>{text}</strong>,
+          })}
         </p>
       ) : null}
       <Link className="button button-primary" href={session ? "/account/" : "/sign-in/"}>
-        {session ? "Go to your account" : "Sign in"}
+        {session ? t("verifyEmail.goToAccount") : t("verifyEmail.signIn")}
       </Link>
     </section>
   );
@@ -66,6 +67,7 @@ export function VerifyEmailLanding() {
 
 /** A new verification link: for the signed-in user's address, else for the one typed. */
 function Resend({ email }: { email: string | undefined }) {
+  const t = useT();
   const form = useForm({ email: "" }, email ? {} : { email: rules.email });
   const [sent, setSent] = useState(false);
   const submit = form.onSubmit(
@@ -75,18 +77,18 @@ function Resend({ email }: { email: string | undefined }) {
   if (sent) {
     return (
       <p role="status" className="alert alert-success">
-        If the address needs verifying, a new link is on its way. It works for an hour.
+        {t("verifyEmail.resendSent")}
       </p>
     );
   }
   return (
-    <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label="Send a new verification link">
+    <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label={t("verifyEmail.resendLabel")}>
       <FormAlert message={form.notice?.text} />
       {email ? null : (
-        <Field label="Email" type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
+        <Field label={t("verifyEmail.resendEmail")} type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
       )}
-      <Button type="submit" busy={form.busy} busyLabel="Sending…">
-        Send a new link
+      <Button type="submit" busy={form.busy} busyLabel={t("verifyEmail.resendSubmitting")}>
+        {t("verifyEmail.resendSubmit")}
       </Button>
     </form>
   );

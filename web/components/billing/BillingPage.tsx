@@ -2,6 +2,8 @@
 import Link from "next/link";
 import type { SessionData } from "@/lib/auth-client";
 import { useMemberRole } from "../organization/hooks";
+import { useT } from "@/lib/i18n/billing";
+import { rich } from "@/lib/i18n/rich";
 import { abilitiesOf } from "../organization/roles";
 import { EndpointForm } from "./EndpointForm";
 import { EndpointsSection } from "./EndpointsSection";
@@ -10,16 +12,15 @@ import { OrganizationPurchases } from "./OrganizationPurchases";
 
 /** `/organization/billing/`: what was bought for the active organization, its webhook endpoints and event log. */
 export function BillingPage({ session }: { session: SessionData }) {
+  const t = useT();
   const organizationId = session.session.activeOrganizationId;
   const userId = session.user.id;
   const role = useMemberRole(userId, organizationId ?? "");
   if (!organizationId) {
     return (
       <section className="card">
-        <h1>Billing</h1>
-        <p>
-          Choose an organization first: <Link href="/organization/">your organizations</Link>.
-        </p>
+        <h1>{t("page.title")}</h1>
+        <p>{rich(t("page.chooseOrganization"), { link: (text) => <Link href="/organization/">{text}</Link> })}</p>
       </section>
     );
   }
@@ -28,19 +29,17 @@ export function BillingPage({ session }: { session: SessionData }) {
   if (!abilitiesOf(role.data ?? null).manage) {
     return (
       <section className="card">
-        <h1>Billing</h1>
-        <p>Only the organization&apos;s owners and admins see its billing and manage its webhooks.</p>
+        <h1>{t("page.title")}</h1>
+        <p>{t("page.managersOnly")}</p>
       </section>
     );
   }
   return (
     <div className="stack">
       <section className="card">
-        <h1>Billing</h1>
+        <h1>{t("page.title")}</h1>
         <p className="muted">
-          What was bought for this organization, and your customers&apos; billing events (orders, subscriptions,
-          refunds, benefits) as the payments platform sends them, forwarded to your endpoints.{" "}
-          <Link href="/organization/">Back to the organization</Link>
+          {t("page.intro")} <Link href="/organization/">{t("page.back")}</Link>
         </p>
       </section>
       <OrganizationPurchases userId={userId} organizationId={organizationId} />

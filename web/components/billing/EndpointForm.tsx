@@ -1,5 +1,6 @@
 "use client";
 import { billing } from "@/lib/billing";
+import { t, useT } from "@/lib/i18n/billing";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
 import { Field } from "../Field";
@@ -14,17 +15,18 @@ export function eventTypesOf(text: string): string[] {
 const checks = {
   url: (value: string) => {
     const url = value.trim();
-    if (url === "") return "Enter the address that receives the events.";
-    return /^https?:\/\/[^\s]+$/i.test(url) ? undefined : "Enter an absolute http or https address.";
+    if (url === "") return t("endpointForm.urlRequired");
+    return /^https?:\/\/[^\s]+$/i.test(url) ? undefined : t("endpointForm.urlInvalid");
   },
   eventTypes: (value: string) =>
-    eventTypesOf(value).every((t) => /^[a-z_]+(\.[a-z_]+)*$/.test(t))
+    eventTypesOf(value).every((type) => /^[a-z_]+(\.[a-z_]+)*$/.test(type))
       ? undefined
-      : "Event types are lower-case words joined by dots, like order.paid.",
+      : t("endpointForm.eventTypesInvalid"),
 };
 
 /** Registers an endpoint for the organization. */
 export function EndpointForm({ organizationId }: { organizationId: string }) {
+  const t = useT();
   const form = useForm({ url: "", description: "", eventTypes: "", signing: "standard" }, checks);
   const submit = form.onSubmit(
     () =>
@@ -36,41 +38,38 @@ export function EndpointForm({ organizationId }: { organizationId: string }) {
       }),
     async (endpoint) => {
       form.reset();
-      form.setNotice({ tone: "success", text: `Endpoint added: ${endpoint?.url ?? ""}. Reveal its secret to configure your receiver.` });
+      form.setNotice({ tone: "success", text: t("endpointForm.added", { url: endpoint?.url ?? "" }) });
       await refreshBilling();
     },
   );
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="endpoint-form-title">
-      <h2 id="endpoint-form-title">Add an endpoint</h2>
-      <p className="muted">
-        Each billing event of your customers is sent to it, signed with Standard Webhooks, and retried for about a day
-        until it answers 2xx.
-      </p>
+      <h2 id="endpoint-form-title">{t("endpointForm.title")}</h2>
+      <p className="muted">{t("endpointForm.intro")}</p>
       <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
-      <Field label="Endpoint URL" type="url" inputMode="url" autoComplete="off" spellCheck={false} required placeholder="https://example.com/webhooks/billing" {...form.field("url")} />
-      <Field label="Description (optional)" autoComplete="off" {...form.field("description")} />
+      <Field label={t("endpointForm.url")} type="url" inputMode="url" autoComplete="off" spellCheck={false} required placeholder="https://example.com/webhooks/billing" {...form.field("url")} />
+      <Field label={t("endpointForm.description")} autoComplete="off" {...form.field("description")} />
       <Field
-        label="Event types (optional)"
+        label={t("endpointForm.eventTypes")}
         autoComplete="off"
         spellCheck={false}
-        hint="Separated by commas or spaces, like order.paid, subscription.active. Empty: every type."
+        hint={t("endpointForm.eventTypesHint")}
         {...form.field("eventTypes")}
       />
       <fieldset className="field">
-        <legend>Signature</legend>
+        <legend>{t("endpointForm.signature")}</legend>
         <label className="checkbox">
           <input type="radio" name="signing" value="standard" checked={form.values.signing === "standard"} onChange={() => form.setValues((v) => ({ ...v, signing: "standard" }))} />
-          Standard Webhooks (any Standard Webhooks library verifies it)
+          {t("endpointForm.signingStandard")}
         </label>
         <label className="checkbox">
           <input type="radio" name="signing" value="polar" checked={form.values.signing === "polar"} onChange={() => form.setValues((v) => ({ ...v, signing: "polar" }))} />
-          As the payments platform signs (for receivers on its SDK)
+          {t("endpointForm.signingPolar")}
         </label>
       </fieldset>
       <div className="actions">
-        <Button type="submit" busy={form.busy} busyLabel="Adding…">
-          Add endpoint
+        <Button type="submit" busy={form.busy} busyLabel={t("endpointForm.submitting")}>
+          {t("endpointForm.submit")}
         </Button>
       </div>
     </form>

@@ -3,6 +3,8 @@ import { useState } from "react";
 import { billing, type Endpoint, type EndpointSecret } from "@/lib/billing";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/billing";
+import { rich } from "@/lib/i18n/rich";
 import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
@@ -11,14 +13,15 @@ import { refreshBilling, useEndpoints } from "./hooks";
 
 /** The organization's endpoints, each with what its managers can do to it. */
 export function EndpointsSection({ userId, organizationId }: { userId: string; organizationId: string }) {
+  const t = useT();
   const { data, error, isLoading, mutate } = useEndpoints(userId, organizationId);
   return (
     <section className="card" aria-labelledby="endpoints-title" aria-busy={isLoading || undefined}>
-      <h2 id="endpoints-title">Endpoints</h2>
+      <h2 id="endpoints-title">{t("endpoints.title")}</h2>
       {error ? (
-        <LoadError what="the endpoints" error={error} retry={mutate} />
+        <LoadError message={t("endpoints.loadFailed")} error={error} retry={mutate} />
       ) : isLoading ? (
-        <ul className="list" aria-label="Loading endpoints">
+        <ul className="list" aria-label={t("endpoints.loading")}>
           <li className="skeleton-row" />
         </ul>
       ) : data && data.length > 0 ? (
@@ -28,13 +31,14 @@ export function EndpointsSection({ userId, organizationId }: { userId: string; o
           ))}
         </ul>
       ) : (
-        <p className="empty">No endpoints yet. Add one below to receive your customers&apos; billing events.</p>
+        <p className="empty">{t("endpoints.empty")}</p>
       )}
     </section>
   );
 }
 
 function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organizationId: string }) {
+  const t = useT();
   const [busy, setBusy] = useState<string>();
   const [message, setMessage] = useState<{ tone: "error" | "success"; text: string }>();
   const [secret, setSecret] = useState<EndpointSecret>();
@@ -55,28 +59,28 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
     await refreshBilling();
   }
 
-  const types = endpoint.eventTypes.length > 0 ? endpoint.eventTypes.join(", ") : "every event type";
+  const types = endpoint.eventTypes.length > 0 ? endpoint.eventTypes.join(", ") : t("endpoint.everyType");
   return (
     <li className="list-row endpoint-row" data-testid="endpoint-row">
       <div>
         <strong className="wrap-anywhere">{endpoint.url}</strong>
         <p className="muted">
           {endpoint.description ? `${endpoint.description} · ` : ""}
-          {types} · {endpoint.polarSigning ? "signed as the payments platform signs" : "Standard Webhooks"} ·{" "}
-          <span data-testid="endpoint-state">{endpoint.enabled ? "enabled" : "disabled"}</span>
+          {types} · {endpoint.polarSigning ? t("endpoint.signedPolar") : t("endpoint.signedStandard")} ·{" "}
+          <span data-testid="endpoint-state">{endpoint.enabled ? t("endpoint.enabled") : t("endpoint.disabled")}</span>
         </p>
         {endpoint.disabledReason ? <p className="alert alert-error">{endpoint.disabledReason}</p> : null}
         {endpoint.failingSince && endpoint.enabled ? (
-          <p className="muted">Failing since {formatDate(endpoint.failingSince)}.</p>
+          <p className="muted">{t("endpoint.failingSince", { date: formatDate(endpoint.failingSince) })}</p>
         ) : null}
         {secret ? (
           <div className="secret" data-testid="endpoint-secret">
-            <p>
-              Signing secret: <code>{secret.secret}</code>
-            </p>
+            <p>{rich(t("endpoint.signingSecret", { secret: secret.secret }), { code: () => <code>{secret.secret}</code> })}</p>
             {secret.previousSecret ? (
               <p className="muted">
-                The previous one, <code>{secret.previousSecret}</code>, also signs until {formatDate(secret.previousSecretExpiresAt)}.
+                {rich(t("endpoint.previousSecret", { secret: secret.previousSecret, date: formatDate(secret.previousSecretExpiresAt) }), {
+                  code: () => <code>{secret.previousSecret}</code>,
+                })}
               </p>
             ) : null}
           </div>
@@ -87,7 +91,7 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
         <Button
           tone="secondary"
           busy={busy === "secret"}
-          busyLabel="Revealing…"
+          busyLabel={t("endpoint.revealing")}
           onClick={() =>
             secret
               ? setSecret(undefined)
@@ -97,51 +101,51 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
                 })
           }
         >
-          {secret ? "Hide secret" : "Reveal secret"}
+          {secret ? t("endpoint.hideSecret") : t("endpoint.revealSecret")}
         </Button>
         <Button
           tone="secondary"
           busy={busy === "rotate"}
-          busyLabel="Rotating…"
+          busyLabel={t("endpoint.rotating")}
           onClick={() =>
             void act("rotate", () => billing.rotateSecret(organizationId, endpoint.id), () => {
               setSecret(undefined);
-              return "A new secret signs from now on; the old one too, for a day. Reveal it to update your receiver.";
+              return t("endpoint.rotated");
             })
           }
         >
-          Rotate secret
+          {t("endpoint.rotateSecret")}
         </Button>
         <Button
           tone="secondary"
           busy={busy === "test"}
-          busyLabel="Sending…"
+          busyLabel={t("endpoint.sending")}
           disabled={!endpoint.enabled}
           onClick={() =>
-            void act("test", () => billing.sendTest(organizationId, endpoint.id), () => "Test event sent. Its delivery shows in the event log.")
+            void act("test", () => billing.sendTest(organizationId, endpoint.id), () => t("endpoint.testSent"))
           }
         >
-          Send test event
+          {t("endpoint.sendTest")}
         </Button>
         <Button
           tone="secondary"
           busy={busy === "toggle"}
-          busyLabel={endpoint.enabled ? "Disabling…" : "Enabling…"}
+          busyLabel={endpoint.enabled ? t("endpoint.disabling") : t("endpoint.enabling")}
           onClick={() =>
             void act("toggle", () => billing.updateEndpoint(organizationId, endpoint.id, { enabled: !endpoint.enabled }), () => undefined)
           }
         >
-          {endpoint.enabled ? "Disable" : "Enable"}
+          {endpoint.enabled ? t("endpoint.disable") : t("endpoint.enable")}
         </Button>
-        <Button tone="danger" busy={false} onClick={() => setRemoving(true)} aria-label={`Remove ${endpoint.url}`}>
-          Remove
+        <Button tone="danger" busy={false} onClick={() => setRemoving(true)} aria-label={t("endpoint.removeLabel", { url: endpoint.url })}>
+          {t("endpoint.remove")}
         </Button>
       </div>
       <ConfirmDialog
         open={removing}
-        title="Remove this endpoint?"
-        confirmLabel="Remove endpoint"
-        busyLabel="Removing…"
+        title={t("endpoint.removeTitle")}
+        confirmLabel={t("endpoint.removeConfirm")}
+        busyLabel={t("endpoint.removing")}
         onClose={() => setRemoving(false)}
         onConfirm={async () => {
           const { error } = await settle(billing.deleteEndpoint(organizationId, endpoint.id));
@@ -151,9 +155,7 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
           return null;
         }}
       >
-        <p>
-          <code className="wrap-anywhere">{endpoint.url}</code> stops receiving events, and its delivery history goes with it.
-        </p>
+        <p>{rich(t("endpoint.removeBody", { url: endpoint.url }), { code: () => <code className="wrap-anywhere">{endpoint.url}</code> })}</p>
       </ConfirmDialog>
     </li>
   );

@@ -1,11 +1,13 @@
 import type { OrderJson, SubscriptionJson } from "@/lib/billing";
 import { formatDate } from "@/lib/format";
+import { format } from "@/lib/i18n";
+import { t } from "@/lib/i18n/billing";
 
 /** An amount in the currency's minor units, as the payments platform sends it. */
 export function money(amount: number | null | undefined, currency: string | null | undefined) {
   if (amount == null || !currency) return "";
   try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(amount / 100);
+    return format.number(amount / 100, { style: "currency", currency: currency.toUpperCase() });
   } catch {
     return `${amount / 100} ${currency}`;
   }
@@ -14,9 +16,10 @@ export function money(amount: number | null | undefined, currency: string | null
 /** "$20.00 a month · renews 28 Oct 2026". */
 export function describeSubscription(s: SubscriptionJson) {
   const price = money(s.amount, s.currency);
-  const every = s.recurring_interval ? ` a ${s.recurring_interval}` : "";
-  const renews = s.current_period_end ? `${s.cancel_at_period_end ? "ends" : "renews"} ${formatDate(s.current_period_end)}` : "";
-  return [price ? `${price}${every}` : "", renews].filter(Boolean).join(" · ");
+  const per = price && s.recurring_interval ? t("describe.pricePer", { price, interval: s.recurring_interval }) : price;
+  const date = s.current_period_end ? formatDate(s.current_period_end) : "";
+  const renews = date ? (s.cancel_at_period_end ? t("describe.ends", { date }) : t("describe.renews", { date })) : "";
+  return [per, renews].filter(Boolean).join(" · ");
 }
 
 /** "$21.74 · 14 Sep 2026 · ACME-0042". */

@@ -11,20 +11,18 @@ import {
   type OrganizationBilling,
 } from "@/lib/billing";
 import { addCodes, unwrap, type ApiError } from "@/lib/errors";
+import { t } from "@/lib/i18n/billing";
 import { keys } from "@/lib/session";
 
 /** The billing API's refusals in the one table of `errors.ts`, with the field each is about. */
 addCodes({
-  INVALID_ENDPOINT_URL: { message: "Enter an absolute http or https address.", fields: ["url"] },
-  ENDPOINT_URL_NOT_ALLOWED: {
-    message: "This address is private, loopback or link-local: endpoints must be reachable on the internet.",
-    fields: ["url"],
-  },
-  INVALID_EVENT_TYPE: { message: "Event types are lower-case words joined by dots, like order.paid.", fields: ["eventTypes"] },
-  TOO_MANY_ENDPOINTS: { message: "This organization has as many endpoints as allowed. Remove one first.", fields: [] },
-  ENDPOINT_NOT_FOUND: { message: "This endpoint no longer exists.", fields: [] },
-  ENDPOINT_DISABLED: { message: "Enable the endpoint first.", fields: [] },
-  EVENT_NOT_FOUND: { message: "This event is not in your organization's log.", fields: [] },
+  INVALID_ENDPOINT_URL: { message: () => t("error.INVALID_ENDPOINT_URL"), fields: ["url"] },
+  ENDPOINT_URL_NOT_ALLOWED: { message: () => t("error.ENDPOINT_URL_NOT_ALLOWED"), fields: ["url"] },
+  INVALID_EVENT_TYPE: { message: () => t("error.INVALID_EVENT_TYPE"), fields: ["eventTypes"] },
+  TOO_MANY_ENDPOINTS: { message: () => t("error.TOO_MANY_ENDPOINTS"), fields: [] },
+  ENDPOINT_NOT_FOUND: { message: () => t("error.ENDPOINT_NOT_FOUND"), fields: [] },
+  ENDPOINT_DISABLED: { message: () => t("error.ENDPOINT_DISABLED"), fields: [] },
+  EVENT_NOT_FOUND: { message: () => t("error.EVENT_NOT_FOUND"), fields: [] },
 });
 
 /** The signed-in user's subscriptions, benefits and meters, as the payments platform last told them. */

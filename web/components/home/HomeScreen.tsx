@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { useT } from "@/lib/i18n/home";
 import { useCanAdminister } from "@/lib/session";
 import { useMailbox } from "../mailbox/hooks";
 import { RequireSession } from "../RequireSession";
@@ -14,35 +15,36 @@ export function HomeScreen() {
 }
 
 function Welcome({ name, email, userId }: { name: string; email: string; userId: string }) {
+  const t = useT();
   const { allowed: canAdminister } = useCanAdminister(userId);
   // Only a standalone stack, reached from its own machine, has a dev mailbox.
   const { data: mails } = useMailbox({ live: false });
   return (
     <section className="card" aria-labelledby="home-title">
-      <h1 id="home-title">Welcome, {name || email}</h1>
-      <p className="muted">Signed in as {email}.</p>
+      <h1 id="home-title">{t("welcome", { name: name || email })}</h1>
+      <p className="muted">{t("signedInAs", { email })}</p>
       <ul className="tiles">
         <li>
-          <Link href="/account/">Account</Link>
-          <span>Your profile, password and active sessions.</span>
+          <Link href="/account/">{t("account.link")}</Link>
+          <span>{t("account.body")}</span>
         </li>
         <li>
-          <Link href="/organization/">Organizations</Link>
-          <span>Members, invitations and teams of the organizations you belong to.</span>
+          <Link href="/organization/">{t("organizations.link")}</Link>
+          <span>{t("organizations.body")}</span>
           <Link href="/organization/create/" className="tile-secondary">
-            Create an organization
+            {t("organizations.create")}
           </Link>
         </li>
         {canAdminister ? (
           <li>
-            <Link href="/admin/">Admin</Link>
-            <span>Users, roles, bans and impersonation.</span>
+            <Link href="/admin/">{t("admin.link")}</Link>
+            <span>{t("admin.body")}</span>
           </li>
         ) : null}
         {mails ? (
           <li>
-            <Link href="/dev/mailbox/">Mailbox</Link>
-            <span>The mails this standalone stack sent (development only).</span>
+            <Link href="/dev/mailbox/">{t("mailbox.link")}</Link>
+            <span>{t("mailbox.body")}</span>
           </li>
         ) : null}
       </ul>

@@ -1,11 +1,13 @@
 "use client";
 import { Fragment, useState } from "react";
 import { formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/mailbox";
 import { LoadError } from "../LoadError";
 import { MailboxUnavailable, useMailbox, type DevMail } from "./hooks";
 
 /** The standalone stack's outgoing mail, newest first, with each mail's text and links. */
 export function Mailbox() {
+  const t = useT();
   const { data, error, isLoading, mutate } = useMailbox();
   const [openId, setOpenId] = useState<string>();
   const open = data?.find((m) => m.id === openId) ?? data?.[0];
@@ -13,28 +15,28 @@ export function Mailbox() {
   if (error instanceof MailboxUnavailable) {
     return (
       <section className="card" aria-labelledby="mailbox-title">
-        <h1 id="mailbox-title">Mailbox</h1>
-        <p>The dev mailbox is available only in standalone mode, from the machine it runs on.</p>
+        <h1 id="mailbox-title">{t("title")}</h1>
+        <p>{t("unavailable")}</p>
       </section>
     );
   }
   return (
     <section className="stack" aria-labelledby="mailbox-title">
-      <h1 id="mailbox-title">Mailbox</h1>
-      <p className="muted">Every mail this standalone stack sent, newest first. Mails carry live links: keep them to yourself.</p>
+      <h1 id="mailbox-title">{t("title")}</h1>
+      <p className="muted">{t("intro")}</p>
       {error ? (
-        <LoadError what="the mailbox" error={error} retry={mutate} />
+        <LoadError message={t("loadFailed")} error={error} retry={mutate} />
       ) : null}
       {isLoading ? (
-        <ul className="list" aria-label="Loading mails">
+        <ul className="list" aria-label={t("loadingMails")}>
           <li className="skeleton-row" />
           <li className="skeleton-row" />
         </ul>
       ) : data && data.length === 0 ? (
-        <p className="empty">No mails yet. Mails appear here as the app sends them.</p>
+        <p className="empty">{t("empty")}</p>
       ) : (
         <div className="mailbox">
-          <ul className="list" aria-label="Mails">
+          <ul className="list" aria-label={t("mails")}>
             {data?.map((mail) => (
               <li key={mail.id} data-testid="mail-row">
                 <button
@@ -45,7 +47,7 @@ export function Mailbox() {
                 >
                   <strong>{mail.subject}</strong>
                   <span className="muted">
-                    to {mail.to} · {formatDate(mail.createdAt)} · {mail.status}
+                    {t("list.meta", { to: mail.to, date: formatDate(mail.createdAt), status: mail.status })}
                   </span>
                 </button>
               </li>
@@ -59,21 +61,23 @@ export function Mailbox() {
 }
 
 function MailView({ mail }: { mail: DevMail }) {
+  const t = useT();
   return (
     <article className="card" aria-labelledby="mail-subject" data-testid="mail-open">
       <h2 id="mail-subject">{mail.subject}</h2>
       <p className="muted">
-        To {mail.to} · {mail.kind} · {mail.status}
-        {mail.attempts > 1 ? ` after ${mail.attempts} attempts` : ""}
+        {mail.attempts > 1
+          ? t("mail.metaAttempts", { to: mail.to, kind: mail.kind, status: mail.status, attempts: mail.attempts })
+          : t("mail.meta", { to: mail.to, kind: mail.kind, status: mail.status })}
       </p>
       {mail.lastError ? <p className="alert alert-error">{mail.lastError}</p> : null}
       <pre className="mail-text">
         <Linkified text={mail.text} />
       </pre>
       <details>
-        <summary>As HTML</summary>
+        <summary>{t("mail.asHtml")}</summary>
         {/* The mail's own HTML, isolated: no scripts, no same-origin access. */}
-        <iframe title={`HTML of ${mail.subject}`} sandbox="" srcDoc={mail.html} className="mail-html" />
+        <iframe title={t("mail.htmlTitle", { subject: mail.subject })} sandbox="" srcDoc={mail.html} className="mail-html" />
       </details>
     </article>
   );

@@ -1,5 +1,6 @@
 "use client";
 import useSWR from "swr";
+import { t } from "@/lib/i18n/mailbox";
 
 /** One mail of the mailer's log as `GET /api/dev/mailbox` shows it. */
 export interface DevMail {
@@ -26,7 +27,7 @@ export class MailboxUnavailable extends Error {}
 async function fetchMailbox(url: string): Promise<DevMail[]> {
   const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
   if (response.status === 404) throw new MailboxUnavailable();
-  if (!response.ok) throw new Error(`The mailbox answered ${response.status}.`);
+  if (!response.ok) throw new Error(t("answered", { status: response.status }));
   const body = (await response.json()) as { mails: DevMail[] };
   return body.mails;
 }

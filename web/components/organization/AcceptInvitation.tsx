@@ -6,6 +6,7 @@ import { authClient, type SessionData } from "@/lib/auth-client";
 import { safeCallback, signInPath, withCallback } from "@/lib/callback";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/organization";
 import { resetCache, useSession } from "@/lib/session";
 import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
@@ -36,6 +37,7 @@ export function invitationTokenFrom(location: { search: string }): string | null
 
 /** The invitee's page: sign in first if needed (coming back here), then accept or decline. */
 export function AcceptInvitation() {
+  const t = useT();
   const { data: session, error, isLoading, mutate } = useSession();
   const [id, setId] = useState<string | null>();
   const [token, setToken] = useState<string | null>(null);
@@ -49,43 +51,40 @@ export function AcceptInvitation() {
   if (error) {
     return (
       <section className="card" aria-labelledby="invite-title">
-        <h1 id="invite-title">Invitation</h1>
-        <LoadError what="your session" error={error} retry={mutate} />
+        <h1 id="invite-title">{t("accept.title")}</h1>
+        <LoadError message={t("accept.sessionLoadFailed")} error={error} retry={mutate} />
       </section>
     );
   }
   if (isLoading || id === undefined) {
     return (
       <div className="card skeleton invitation-card" aria-busy="true">
-        <span className="visually-hidden">Loading…</span>
+        <span className="visually-hidden">{t("accept.loading")}</span>
       </div>
     );
   }
   if (id === null) {
     return (
       <section className="card invitation-card" aria-labelledby="invite-title">
-        <h1 id="invite-title">Invitation</h1>
+        <h1 id="invite-title">{t("accept.title")}</h1>
         <p role="alert" className="alert alert-error">
-          This link is incomplete: it names no invitation. Open the link from the mail again, or ask for a new invitation.
+          {t("accept.incomplete")}
         </p>
-        <Link href="/">Go home</Link>
+        <Link href="/">{t("accept.goHome")}</Link>
       </section>
     );
   }
   if (!session) {
     return (
       <section className="card invitation-card" aria-labelledby="invite-title">
-        <h1 id="invite-title">You are invited to an organization</h1>
-        <p>
-          Sign in with the email address the invitation was sent to, or create an account with it. You come back to this
-          page to accept it.
-        </p>
+        <h1 id="invite-title">{t("accept.signInTitle")}</h1>
+        <p>{t("accept.signInText")}</p>
         <div className="actions">
           <Link className="button button-primary" href={signInPath(here)}>
-            Sign in
+            {t("accept.signIn")}
           </Link>
           <Link className="button button-secondary" href={withCallback("/sign-up/", here)}>
-            Create account
+            {t("accept.createAccount")}
           </Link>
         </div>
       </section>
@@ -95,6 +94,7 @@ export function AcceptInvitation() {
 }
 
 function Invitation({ id, token, session, here }: { id: string; token: string | null; session: SessionData; here: string }) {
+  const t = useT();
   const router = useRouter();
   // The token rides along as an extra field, which the official client passes through.
   const answer = token ? { invitationId: id, token } : { invitationId: id };
@@ -140,37 +140,37 @@ function Invitation({ id, token, session, here }: { id: string; token: string | 
   if (declined) {
     return (
       <section className="card invitation-card" aria-labelledby="invite-title">
-        <h1 id="invite-title">Invitation rejected</h1>
-        <p role="status">You rejected the invitation{data ? ` to ${data.organizationName}` : ""}. Nothing else changed.</p>
-        <Link href="/">Go home</Link>
+        <h1 id="invite-title">{t("accept.rejectedTitle")}</h1>
+        <p role="status">{data ? t("accept.rejectedTextTo", { organization: data.organizationName }) : t("accept.rejectedText")}</p>
+        <Link href="/">{t("accept.goHome")}</Link>
       </section>
     );
   }
   if (isLoading) {
     return (
       <div className="card skeleton invitation-card" aria-busy="true">
-        <span className="visually-hidden">Loading the invitation…</span>
+        <span className="visually-hidden">{t("accept.loadingInvitation")}</span>
       </div>
     );
   }
   if (!data || (error && !failure)) {
     return (
       <section className="card invitation-card" aria-labelledby="invite-title">
-        <h1 id="invite-title">This invitation cannot be used</h1>
+        <h1 id="invite-title">{t("accept.unusableTitle")}</h1>
         <InvitationProblem error={problem} email={session.user.email} />
         <div className="actions">
           {problem?.code === "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION" ? (
-            <Button busy={busy === "sign-out"} busyLabel="Signing out…" onClick={() => void switchAccount()}>
-              Sign in with another account
+            <Button busy={busy === "sign-out"} busyLabel={t("accept.signingOut")} onClick={() => void switchAccount()}>
+              {t("accept.switchAccount")}
             </Button>
           ) : null}
           {problem && problem.status >= 500 ? (
             <button type="button" className="button button-secondary" onClick={() => void mutate()}>
-              Try again
+              {t("accept.tryAgain")}
             </button>
           ) : null}
           <Link className="button button-secondary" href="/">
-            Go home
+            {t("accept.goHome")}
           </Link>
         </div>
       </section>
@@ -178,26 +178,26 @@ function Invitation({ id, token, session, here }: { id: string; token: string | 
   }
   return (
     <section className="card invitation-card" aria-labelledby="invite-title">
-      <h1 id="invite-title">Join {data.organizationName}</h1>
+      <h1 id="invite-title">{t("accept.joinTitle", { organization: data.organizationName })}</h1>
       <dl className="facts">
-        <dt>Organization</dt>
+        <dt>{t("accept.organization")}</dt>
         <dd>{data.organizationName}</dd>
-        <dt>Invited by</dt>
+        <dt>{t("accept.invitedBy")}</dt>
         <dd className="break">{data.inviterEmail}</dd>
-        <dt>Your role</dt>
+        <dt>{t("accept.yourRole")}</dt>
         <dd>{roleLabel(data.role)}</dd>
-        <dt>Sent to</dt>
+        <dt>{t("accept.sentTo")}</dt>
         <dd className="break">{data.email}</dd>
-        <dt>Expires</dt>
+        <dt>{t("accept.expires")}</dt>
         <dd>{formatDate(data.expiresAt)}</dd>
       </dl>
       {failure ? <InvitationProblem error={failure} email={session.user.email} /> : null}
       <div className="actions">
-        <Button busy={busy === "accept"} busyLabel="Joining…" disabled={busy !== undefined} onClick={() => void accept()}>
-          Accept invitation
+        <Button busy={busy === "accept"} busyLabel={t("accept.joining")} disabled={busy !== undefined} onClick={() => void accept()}>
+          {t("accept.accept")}
         </Button>
-        <Button tone="secondary" busy={busy === "reject"} busyLabel="Rejecting…" disabled={busy !== undefined} onClick={() => void reject()}>
-          Reject invitation
+        <Button tone="secondary" busy={busy === "reject"} busyLabel={t("accept.rejecting")} disabled={busy !== undefined} onClick={() => void reject()}>
+          {t("accept.reject")}
         </Button>
       </div>
     </section>
@@ -205,12 +205,13 @@ function Invitation({ id, token, session, here }: { id: string; token: string | 
 }
 
 function InvitationProblem({ error, email }: { error: ApiError | undefined; email: string }) {
+  const t = useT();
   if (!error) return null;
   const text =
     error.code === "YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION"
-      ? `This invitation was sent to another email address, and you are signed in as ${email}. Sign in with the invited address to accept it.`
+      ? t("accept.wrongRecipient", { email })
       : error.code === "INVITATION_NOT_FOUND" || error.status === 404 || /invitation not found/i.test(error.message ?? "")
-        ? "This invitation was not found: it expired, was cancelled, or was already answered. Ask for a new one if you still want to join."
+        ? t("accept.notFound")
         : describe(error);
   return <FormAlert message={text} />;
 }

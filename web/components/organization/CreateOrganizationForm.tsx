@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useRef, useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useT } from "@/lib/i18n/organization";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -17,10 +18,11 @@ import type { SlugStatus } from "./slug";
  * and it becomes their active organization.
  */
 export function CreateOrganizationForm({ userId, onCreated }: { userId: string; onCreated: (organizationId: string) => void | Promise<void> }) {
+  const t = useT();
   const status = useRef<SlugStatus>("idle");
   const form = useForm({ name: "", slug: "", logo: "" }, () => ({
-    name: rules.required("a name"),
-    slug: (value: string) => rules.slug(value) ?? (status.current === "taken" ? "This slug is taken. Try another." : undefined),
+    name: rules.required(() => t("create.nameRequired")),
+    slug: (value: string) => rules.slug(value) ?? (status.current === "taken" ? t("slug.taken") : undefined),
     logo: rules.imageUrl,
   }));
   // The slug follows the name until the user types their own (emptying it follows again).
@@ -44,11 +46,11 @@ export function CreateOrganizationForm({ userId, onCreated }: { userId: string; 
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="create-org-title">
-      <h1 id="create-org-title">Create an organization</h1>
-      <p className="muted">You become its owner: you can invite people, give them roles and sort them into teams.</p>
+      <h1 id="create-org-title">{t("create.title")}</h1>
+      <p className="muted">{t("create.intro")}</p>
       <FormAlert message={form.notice?.text} />
       <Field
-        label="Name"
+        label={t("create.name")}
         autoComplete="organization"
         required
         {...name}
@@ -65,13 +67,13 @@ export function CreateOrganizationForm({ userId, onCreated }: { userId: string; 
           slug.onChange(e);
         }}
       />
-      <Field label="Logo address (optional)" type="url" inputMode="url" placeholder="https://" {...form.field("logo")} />
+      <Field label={t("create.logo")} type="url" inputMode="url" placeholder="https://" {...form.field("logo")} />
       <div className="actions">
-        <Button type="submit" busy={form.busy} busyLabel="Creating…">
-          Create organization
+        <Button type="submit" busy={form.busy} busyLabel={t("create.submitting")}>
+          {t("create.submit")}
         </Button>
         <Link className="button button-secondary" href="/organization/">
-          Cancel
+          {t("create.cancel")}
         </Link>
       </div>
     </form>

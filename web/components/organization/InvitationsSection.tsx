@@ -3,6 +3,7 @@ import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
+import { useT } from "@/lib/i18n/organization";
 import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
 import { refreshOrganizations } from "./hooks";
@@ -11,6 +12,7 @@ import type { FullOrganization, Invitation } from "./types";
 
 /** Invitations not yet answered: send again (a fresh 48 hours) or cancel. */
 export function InvitationsSection({ org }: { org: FullOrganization }) {
+  const t = useT();
   const [busy, setBusy] = useState<string>();
   const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
   const now = Date.now();
@@ -46,17 +48,17 @@ export function InvitationsSection({ org }: { org: FullOrganization }) {
             ...(i.teamId ? { teamId: i.teamId } : {}),
           }),
         ),
-      `Invitation sent again to ${i.email}.`,
+      t("invitations.resent", { email: i.email }),
     );
   const cancel = (i: Invitation) =>
-    run(`cancel-${i.id}`, () => settle(authClient.organization.cancelInvitation({ invitationId: i.id })), `The invitation to ${i.email} was cancelled.`);
+    run(`cancel-${i.id}`, () => settle(authClient.organization.cancelInvitation({ invitationId: i.id })), t("invitations.cancelled", { email: i.email }));
 
   return (
     <section className="card" aria-labelledby="invitations-title">
-      <h2 id="invitations-title">Pending invitations</h2>
+      <h2 id="invitations-title">{t("invitations.title")}</h2>
       <FormAlert message={notice?.text} tone={notice?.tone} />
       {pending.length === 0 ? (
-        <p className="empty">No pending invitations.</p>
+        <p className="empty">{t("invitations.empty")}</p>
       ) : (
         <ul className="list">
           {pending.map((i) => {
@@ -66,16 +68,17 @@ export function InvitationsSection({ org }: { org: FullOrganization }) {
                 <div>
                   <strong className="break">{i.email}</strong>
                   <p className="muted">
-                    {roleLabel(i.role)}
-                    {team ? ` · team ${team}` : ""} · expires {formatDate(i.expiresAt)}
+                    {team
+                      ? t("invitations.detailsTeam", { role: roleLabel(i.role), team, expires: formatDate(i.expiresAt) })
+                      : t("invitations.details", { role: roleLabel(i.role), expires: formatDate(i.expiresAt) })}
                   </p>
                 </div>
                 <div className="actions">
-                  <Button tone="secondary" busy={busy === `resend-${i.id}`} busyLabel="Sending…" onClick={() => void resend(i)} aria-label={`Resend the invitation to ${i.email}`}>
-                    Resend
+                  <Button tone="secondary" busy={busy === `resend-${i.id}`} busyLabel={t("invitations.resending")} onClick={() => void resend(i)} aria-label={t("invitations.resendAria", { email: i.email })}>
+                    {t("invitations.resend")}
                   </Button>
-                  <Button tone="danger" busy={busy === `cancel-${i.id}`} busyLabel="Cancelling…" onClick={() => void cancel(i)} aria-label={`Cancel the invitation to ${i.email}`}>
-                    Cancel
+                  <Button tone="danger" busy={busy === `cancel-${i.id}`} busyLabel={t("invitations.cancelling")} onClick={() => void cancel(i)} aria-label={t("invitations.cancelAria", { email: i.email })}>
+                    {t("invitations.cancel")}
                   </Button>
                 </div>
               </li>

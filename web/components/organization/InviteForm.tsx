@@ -1,5 +1,6 @@
 "use client";
 import { authClient } from "@/lib/auth-client";
+import { t, useT } from "@/lib/i18n/organization";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -7,14 +8,15 @@ import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
 import { SelectField } from "../SelectField";
 import { refreshOrganizations } from "./hooks";
-import { ROLE_OPTIONS, type Abilities, type RoleName } from "./roles";
+import { ROLE_OPTIONS, roleLabel, type Abilities, type RoleName } from "./roles";
 import type { FullOrganization } from "./types";
 
 const NO_TEAM = "";
-const checks = { email: (value: string) => (value.trim() === "" ? "Enter the email address to invite." : rules.email(value)) };
+const checks = { email: (value: string) => (value.trim() === "" ? t("invite.emailRequired") : rules.email(value)) };
 
 /** Invite someone by email, with a role (an owner only from an owner) and, optionally, a team. */
 export function InviteForm({ org, abilities }: { org: FullOrganization; abilities: Abilities }) {
+  const t = useT();
   const form = useForm({ email: "", role: "member", team: NO_TEAM }, checks);
   const teams = org.teams ?? [];
 
@@ -29,28 +31,28 @@ export function InviteForm({ org, abilities }: { org: FullOrganization; abilitie
     async () => {
       const email = form.values.email.trim();
       form.setValues((v) => ({ ...v, email: "" }));
-      form.setNotice({ tone: "success", text: `Invitation sent to ${email}. It works for 48 hours.` });
+      form.setNotice({ tone: "success", text: t("invite.sent", { email }) });
       await refreshOrganizations();
     },
   );
 
   return (
     <form method="post" className="card form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="invite-title">
-      <h2 id="invite-title">Invite a member</h2>
-      <p className="muted">We mail them a link; they join once they accept it, with an existing account or a new one.</p>
+      <h2 id="invite-title">{t("invite.title")}</h2>
+      <p className="muted">{t("invite.intro")}</p>
       <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
       <div className="form-row">
-        <Field label="Email" type="email" autoComplete="off" autoCapitalize="none" spellCheck={false} required {...form.field("email")} onBlur={undefined} />
-        <SelectField label="Role" {...form.field("role")} onBlur={undefined}>
+        <Field label={t("invite.email")} type="email" autoComplete="off" autoCapitalize="none" spellCheck={false} required {...form.field("email")} onBlur={undefined} />
+        <SelectField label={t("invite.role")} {...form.field("role")} onBlur={undefined}>
           {ROLE_OPTIONS.filter((o) => abilities.assignable.includes(o.value)).map((o) => (
             <option key={o.value} value={o.value}>
-              {o.label}
+              {roleLabel(o.value)}
             </option>
           ))}
         </SelectField>
         {teams.length > 0 ? (
-          <SelectField label="Team (optional)" {...form.field("team")} onBlur={undefined}>
-            <option value={NO_TEAM}>No team</option>
+          <SelectField label={t("invite.team")} {...form.field("team")} onBlur={undefined}>
+            <option value={NO_TEAM}>{t("invite.noTeam")}</option>
             {teams.map((t) => (
               <option key={t.id} value={t.id}>
                 {t.name}
@@ -60,8 +62,8 @@ export function InviteForm({ org, abilities }: { org: FullOrganization; abilitie
         ) : null}
       </div>
       <div className="actions">
-        <Button type="submit" busy={form.busy} busyLabel="Sending…">
-          Send invitation
+        <Button type="submit" busy={form.busy} busyLabel={t("invite.submitting")}>
+          {t("invite.submit")}
         </Button>
       </div>
     </form>

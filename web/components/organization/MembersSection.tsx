@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
+import { useT } from "@/lib/i18n/organization";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
 import { changeMemberRole, refreshOrganizations } from "./hooks";
@@ -14,9 +15,11 @@ import type { FullOrganization, Member } from "./types";
  * touch an owner, and nobody changes themselves here (they leave instead).
  */
 export function MembersSection({ org, userId, abilities }: { org: FullOrganization; userId: string; abilities: Abilities }) {
+  const t = useT();
   const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
   const [saving, setSaving] = useState<string>();
   const [removing, setRemoving] = useState<Member>();
+  const removingWho = removing?.user.name || removing?.user.email;
   const members = [...org.members].sort((a, b) => (a.userId === userId ? -1 : b.userId === userId ? 1 : (a.user.name || a.user.email).localeCompare(b.user.name || b.user.email)));
 
   async function changeRole(member: Member, role: string) {
@@ -25,23 +28,27 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
     const refused = await changeMemberRole(userId, org.id, member.id, role);
     setSaving(undefined);
     const who = member.user.name || member.user.email;
-    setNotice(refused ? { tone: "error", text: `${who}'s role was not changed: ${describe(refused)}` } : { tone: "success", text: `${who} is now ${roleLabel(role).toLowerCase()}.` });
+    setNotice(
+      refused
+        ? { tone: "error", text: t("members.roleNotChanged", { who, reason: describe(refused) }) }
+        : { tone: "success", text: t("members.roleChanged", { who, role, label: roleLabel(role).toLowerCase() }) },
+    );
   }
 
   return (
     <section className="card" aria-labelledby="members-title">
-      <h2 id="members-title">Members</h2>
+      <h2 id="members-title">{t("members.title")}</h2>
       <FormAlert message={notice?.text} tone={notice?.tone} />
       <div className="table-wrap table-wrap-auto">
         <table className="members-table">
-          <caption className="visually-hidden">Members of {org.name}</caption>
+          <caption className="visually-hidden">{t("members.caption", { organization: org.name })}</caption>
           <thead>
             <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Role</th>
+              <th scope="col">{t("members.member")}</th>
+              <th scope="col">{t("members.role")}</th>
               {abilities.manage ? (
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t("members.actions")}</span>
                 </th>
               ) : null}
             </tr>
@@ -55,13 +62,13 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
                 <tr key={m.id} data-testid="member-row">
                   <td className="member-cell">
                     <strong>{m.user.name || "—"}</strong>
-                    {m.userId === userId ? <span className="badge">You</span> : null}
+                    {m.userId === userId ? <span className="badge">{t("members.you")}</span> : null}
                     <span className="muted member-email">{m.user.email}</span>
                   </td>
                   <td>
                     {changeable ? (
                       <select
-                        aria-label={`Role of ${label}`}
+                        aria-label={t("members.roleAria", { name: label })}
                         value={m.role}
                         disabled={saving === m.id}
                         aria-busy={saving === m.id || undefined}
@@ -69,7 +76,7 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
                       >
                         {ROLE_OPTIONS.filter((o) => abilities.assignable.includes(o.value)).map((o) => (
                           <option key={o.value} value={o.value}>
-                            {o.label}
+                            {roleLabel(o.value)}
                           </option>
                         ))}
                         {known ? null : <option value={m.role}>{roleLabel(m.role)}</option>}
@@ -81,8 +88,8 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
                   {abilities.manage ? (
                     <td className="cell-actions">
                       {changeable ? (
-                        <button type="button" className="button button-danger button-small" onClick={() => setRemoving(m)} aria-label={`Remove ${m.user.email}`}>
-                          Remove
+                        <button type="button" className="button button-danger button-small" onClick={() => setRemoving(m)} aria-label={t("members.removeAria", { email: m.user.email })}>
+                          {t("members.remove")}
                         </button>
                       ) : null}
                     </td>
@@ -95,23 +102,21 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
       </div>
       <ConfirmDialog
         open={removing !== undefined}
-        title={`Remove ${removing?.user.name || removing?.user.email || "member"}?`}
-        confirmLabel="Remove member"
-        busyLabel="Removing…"
+        title={removingWho ? t("members.removeTitle", { who: removingWho }) : t("members.removeTitleFallback")}
+        confirmLabel={t("members.removeConfirm")}
+        busyLabel={t("members.removing")}
         onClose={() => setRemoving(undefined)}
         onConfirm={async () => {
           if (!removing) return null;
           const { error } = await settle(authClient.organization.removeMember({ memberIdOrEmail: removing.id, organizationId: org.id }));
           if (error) return error;
-          setNotice({ tone: "success", text: `${removing.user.email} was removed from ${org.name}.` });
+          setNotice({ tone: "success", text: t("members.removed", { email: removing.user.email, organization: org.name }) });
           setRemoving(undefined);
           await refreshOrganizations();
           return null;
         }}
       >
-        <p>
-          {removing?.user.email} loses access to {org.name} and its teams. You can invite them again later.
-        </p>
+        <p>{t("members.removeText", { email: removing?.user.email ?? "", organization: org.name })}</p>
       </ConfirmDialog>
     </section>
   );

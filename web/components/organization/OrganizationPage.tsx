@@ -4,6 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
+import { useT } from "@/lib/i18n/organization";
+import { rich } from "@/lib/i18n/rich";
 import { ApiKeysSection } from "../api-key/ApiKeysSection";
 import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
@@ -36,6 +38,7 @@ function Loading({ label }: { label: string }) {
 
 /** No active organization: the user's organizations to open, and creating one. */
 export function ChooseOrganization({ userId }: { userId: string }) {
+  const t = useT();
   const { data, error, isLoading, mutate } = useOrganizations(userId);
   const [opening, setOpening] = useState<string>();
   const [message, setMessage] = useState<string>();
@@ -56,22 +59,22 @@ export function ChooseOrganization({ userId }: { userId: string }) {
   return (
     <section className="card" aria-labelledby="choose-org-title" aria-busy={isLoading || undefined}>
       <div className="toolbar">
-        <h1 id="choose-org-title">Organizations</h1>
+        <h1 id="choose-org-title">{t("choose.title")}</h1>
         <Link className="button button-primary" href="/organization/create/">
-          Create organization
+          {t("choose.create")}
         </Link>
       </div>
       <FormAlert message={message} />
       {error ? (
-        <LoadError what="your organizations" error={error} retry={mutate} />
+        <LoadError message={t("choose.loadFailed")} error={error} retry={mutate} />
       ) : isLoading ? (
-        <ul className="list" aria-label="Loading organizations">
+        <ul className="list" aria-label={t("choose.loadingAria")}>
           <li className="skeleton-row" />
           <li className="skeleton-row" />
         </ul>
       ) : data && data.length > 0 ? (
         <>
-          <p className="muted">Choose the organization to work in. You can switch at any time from the top bar.</p>
+          <p className="muted">{t("choose.intro")}</p>
           <ul className="list">
             {data.map((org) => (
               <li key={org.id} className="list-row" data-testid="organization-row">
@@ -82,28 +85,29 @@ export function ChooseOrganization({ userId }: { userId: string }) {
                     <p className="muted">{org.slug}</p>
                   </div>
                 </div>
-                <Button tone="secondary" busy={opening === org.id} busyLabel="Opening…" onClick={() => void open(org.id)} aria-label={`Open ${org.name}`}>
-                  Open
+                <Button tone="secondary" busy={opening === org.id} busyLabel={t("choose.opening")} onClick={() => void open(org.id)} aria-label={t("choose.openAria", { name: org.name })}>
+                  {t("choose.open")}
                 </Button>
               </li>
             ))}
           </ul>
         </>
       ) : (
-        <p className="empty">You are not in any organization yet. Create one, or open an invitation someone sent you.</p>
+        <p className="empty">{t("choose.empty")}</p>
       )}
     </section>
   );
 }
 
 function OrganizationView({ session, organizationId }: { session: SessionData; organizationId: string }) {
+  const t = useT();
   const userId = session.user.id;
   const full = useFullOrganization(userId, organizationId);
   const role = useMemberRole(userId, organizationId);
   const error = full.error ?? role.error;
 
   if (error) return <OrganizationError error={error} retry={() => void Promise.all([full.mutate(), role.mutate()])} />;
-  if (!full.data || role.data === undefined) return <Loading label="Loading the organization…" />;
+  if (!full.data || role.data === undefined) return <Loading label={t("page.loading")} />;
   const org = full.data;
   const abilities = abilitiesOf(role.data);
 
@@ -120,18 +124,15 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
       <TeamsSection org={org} session={session} abilities={abilities} />
       {abilities.manage ? (
         <section className="card" aria-labelledby="billing-link-title">
-          <h2 id="billing-link-title">Billing</h2>
-          <p className="muted">
-            See what was bought for the organization; forward your customers&apos; billing events to your own endpoints,
-            and watch every delivery.
-          </p>
+          <h2 id="billing-link-title">{t("page.billingTitle")}</h2>
+          <p className="muted">{t("page.billingText")}</p>
           <Link className="button button-secondary" href="/organization/billing/">
-            Open billing
+            {t("page.billingOpen")}
           </Link>
         </section>
       ) : null}
       {/* The server decides who may (the `apiKey` permission; owners always): others see why. */}
-      {abilities.manage ? <ApiKeysSection owner={{ userId, organizationId: org.id }} title="Organization API keys" /> : null}
+      {abilities.manage ? <ApiKeysSection owner={{ userId, organizationId: org.id }} title={t("page.apiKeysTitle")} /> : null}
       {abilities.manage ? <SettingsSection org={org} userId={userId} abilities={abilities} /> : null}
     </div>
   );
@@ -139,6 +140,7 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
 
 /** The organization could not be read: gone, no longer ours, or the server failed. */
 function OrganizationError({ error, retry }: { error: ApiError; retry: () => void }) {
+  const t = useT();
   const [leaving, setLeaving] = useState(false);
   const gone = ["USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION", "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION", "ORGANIZATION_NOT_FOUND", "MEMBER_NOT_FOUND"].includes(
     error.code ?? "",
@@ -151,22 +153,23 @@ function OrganizationError({ error, retry }: { error: ApiError; retry: () => voi
   }
   return (
     <section className="card" aria-labelledby="org-error-title">
-      <h1 id="org-error-title">Organization</h1>
+      <h1 id="org-error-title">{t("orgError.title")}</h1>
       {gone ? (
         <>
-          <p role="alert">You are no longer a member of this organization, or it was deleted.</p>
-          <Button busy={leaving} busyLabel="Switching…" onClick={() => void chooseAnother()}>
-            Choose another organization
+          <p role="alert">{t("orgError.gone")}</p>
+          <Button busy={leaving} busyLabel={t("orgError.switching")} onClick={() => void chooseAnother()}>
+            {t("orgError.chooseAnother")}
           </Button>
         </>
       ) : (
-        <LoadError what="the organization" error={error} retry={retry} />
+        <LoadError message={t("orgError.loadFailed")} error={error} retry={retry} />
       )}
     </section>
   );
 }
 
 function OrganizationHeader({ org, role }: { org: FullOrganization; role: string | null }) {
+  const t = useT();
   const router = useRouter();
   const [leaving, setLeaving] = useState(false);
   // The server keeps an organization from losing its last owner: say so before, not after.
@@ -178,18 +181,20 @@ function OrganizationHeader({ org, role }: { org: FullOrganization; role: string
         <div>
           <h1 id="org-title">{org.name}</h1>
           <p className="muted">
-            {org.slug} · your role: <strong data-testid="my-role">{roleLabel(role)}</strong>
+            {rich(t("header.slugAndRole", { slug: org.slug, role: roleLabel(role) }), {
+              role: (text) => <strong data-testid="my-role">{text}</strong>,
+            })}
           </p>
         </div>
       </div>
       <Button tone="secondary" busy={false} onClick={() => setLeaving(true)}>
-        Leave organization…
+        {t("header.leave")}
       </Button>
       <ConfirmDialog
         open={leaving}
-        title={`Leave ${org.name}?`}
-        confirmLabel="Leave organization"
-        busyLabel="Leaving…"
+        title={t("header.leaveTitle", { organization: org.name })}
+        confirmLabel={t("header.leaveConfirm")}
+        busyLabel={t("header.leaving")}
         ready={!soleOwner}
         onClose={() => setLeaving(false)}
         onConfirm={async () => {
@@ -202,11 +207,10 @@ function OrganizationHeader({ org, role }: { org: FullOrganization; role: string
       >
         {soleOwner ? (
           <p className="alert alert-info" role="note">
-            You are its only owner, and an organization needs one: make another member an owner first, or delete the
-            organization instead.
+            {t("header.soleOwner")}
           </p>
         ) : (
-          <p>You lose access to its members and teams. To come back, someone must invite you again.</p>
+          <p>{t("header.leaveText")}</p>
         )}
       </ConfirmDialog>
     </section>

@@ -4,6 +4,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
+import { useT } from "@/lib/i18n/organization";
 import { LoadError } from "../LoadError";
 import { useDismiss } from "../useDismiss";
 import { refreshSessionAndOrganizations, useOrganizations } from "./hooks";
@@ -16,6 +17,7 @@ import { OrganizationLogo } from "./OrganizationLogo";
  * Escape closes it and returns to its button.
  */
 export function OrganizationSwitcher({ session }: { session: SessionData }) {
+  const t = useT();
   const userId = session.user.id;
   const activeId = session.session.activeOrganizationId ?? null;
   const { data: organizations, error, isLoading, mutate } = useOrganizations(userId);
@@ -28,7 +30,7 @@ export function OrganizationSwitcher({ session }: { session: SessionData }) {
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const active = organizations?.find((o) => o.id === activeId);
-  const label = activeId ? (active?.name ?? "Organization") : "Personal";
+  const label = activeId ? (active?.name ?? t("switcher.organization")) : t("switcher.personal");
 
   const close = useCallback(() => setOpen(false), []);
   useDismiss(open, close, root, button);
@@ -66,8 +68,8 @@ export function OrganizationSwitcher({ session }: { session: SessionData }) {
         aria-controls={panelId}
         onClick={() => setOpen((o) => !o)}
       >
-        <OrganizationLogo name={activeId ? label : "P"} logo={active?.logo} size="small" />
-        <span className="visually-hidden">Organization: </span>
+        <OrganizationLogo name={label} logo={active?.logo} size="small" />
+        <span className="visually-hidden">{t("switcher.currentLabel")}</span>
         <span className="org-switcher-name">{label}</span>
         <span aria-hidden="true" className="org-switcher-caret">
           ▾
@@ -75,7 +77,7 @@ export function OrganizationSwitcher({ session }: { session: SessionData }) {
       </button>
       <div id={panelId} className="org-panel" hidden={!open}>
         <p className="org-panel-title" id={`${panelId}-title`}>
-          Switch organization
+          {t("switcher.title")}
         </p>
         {message ? (
           <p className="field-error" role="alert">
@@ -85,24 +87,24 @@ export function OrganizationSwitcher({ session }: { session: SessionData }) {
         <ul className="org-panel-list" aria-labelledby={`${panelId}-title`}>
           <li>
             <button type="button" className="org-option" aria-current={activeId === null ? "true" : undefined} onClick={() => void choose(null)} disabled={switching !== undefined}>
-              <span>Personal account</span>
+              <span>{t("switcher.personalAccount")}</span>
               {activeId === null ? <span aria-hidden="true">✓</span> : null}
             </button>
           </li>
           {(organizations ?? []).map((o) => (
             <li key={o.id}>
               <button type="button" className="org-option" aria-current={o.id === activeId ? "true" : undefined} onClick={() => void choose(o.id)} disabled={switching !== undefined}>
-                <span className="org-option-name">{switching === o.id ? `Switching to ${o.name}…` : o.name}</span>
+                <span className="org-option-name">{switching === o.id ? t("switcher.switchingTo", { name: o.name }) : o.name}</span>
                 {o.id === activeId ? <span aria-hidden="true">✓</span> : null}
               </button>
             </li>
           ))}
         </ul>
-        {isLoading ? <p className="muted">Loading organizations…</p> : null}
-        {error ? <LoadError what="your organizations" error={error} retry={mutate} /> : null}
+        {isLoading ? <p className="muted">{t("switcher.loading")}</p> : null}
+        {error ? <LoadError message={t("switcher.loadFailed")} error={error} retry={mutate} /> : null}
         <div className="org-panel-links">
-          <Link href="/organization/">{activeId ? "Manage organization" : "All organizations"}</Link>
-          <Link href="/organization/create/">Create organization</Link>
+          <Link href="/organization/">{activeId ? t("switcher.manage") : t("switcher.all")}</Link>
+          <Link href="/organization/create/">{t("switcher.create")}</Link>
         </div>
       </div>
     </div>

@@ -3,6 +3,7 @@ import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { settle } from "@/lib/errors";
+import { useT } from "@/lib/i18n/organization";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -17,10 +18,11 @@ import type { SlugStatus } from "./slug";
 
 /** Name, slug (checked as typed) and logo; and, for an owner, deleting the organization. */
 export function SettingsSection({ org, userId, abilities }: { org: FullOrganization; userId: string; abilities: Abilities }) {
+  const t = useT();
   const status = useRef<SlugStatus>("idle");
   const form = useForm({ name: org.name, slug: org.slug, logo: org.logo ?? "" }, () => ({
-    name: rules.required("a name"),
-    slug: (value: string) => rules.slug(value) ?? (status.current === "taken" ? "This slug is taken. Try another." : undefined),
+    name: rules.required(() => t("settings.nameRequired")),
+    slug: (value: string) => rules.slug(value) ?? (status.current === "taken" ? t("slug.taken") : undefined),
     logo: rules.imageUrl,
   }));
   status.current = useSlugCheck(userId, form.values.slug, { skip: form.values.slug.trim() === org.slug });
@@ -38,22 +40,22 @@ export function SettingsSection({ org, userId, abilities }: { org: FullOrganizat
       });
     },
     async () => {
-      form.setNotice({ tone: "success", text: "Settings saved." });
+      form.setNotice({ tone: "success", text: t("settings.saved") });
       await refreshSessionAndOrganizations();
     },
   );
 
   return (
     <section className="card" aria-labelledby="settings-title">
-      <h2 id="settings-title">Settings</h2>
-      <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label="Organization settings">
+      <h2 id="settings-title">{t("settings.title")}</h2>
+      <form method="post" className="form" onSubmit={(e) => void submit(e)} noValidate aria-label={t("settings.formAria")}>
         <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
-        <Field label="Name" autoComplete="organization" required {...form.field("name")} />
+        <Field label={t("settings.name")} autoComplete="organization" required {...form.field("name")} />
         <SlugField {...form.field("slug")} status={status.current} />
-        <Field label="Logo address (optional)" type="url" inputMode="url" placeholder="https://" {...form.field("logo")} />
+        <Field label={t("settings.logo")} type="url" inputMode="url" placeholder="https://" {...form.field("logo")} />
         <div className="actions">
-          <Button type="submit" busy={form.busy} busyLabel="Saving…">
-            Save settings
+          <Button type="submit" busy={form.busy} busyLabel={t("settings.saving")}>
+            {t("settings.save")}
           </Button>
         </div>
       </form>
@@ -64,6 +66,7 @@ export function SettingsSection({ org, userId, abilities }: { org: FullOrganizat
 
 /** Deleting, behind a dialog that wants the slug typed out. */
 function DeleteOrganization({ org }: { org: FullOrganization }) {
+  const t = useT();
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
@@ -73,16 +76,16 @@ function DeleteOrganization({ org }: { org: FullOrganization }) {
   };
   return (
     <div className="dialog-section">
-      <h3>Delete organization</h3>
-      <p className="muted">Its members, invitations and teams go with it, for good.</p>
+      <h3>{t("delete.title")}</h3>
+      <p className="muted">{t("delete.intro")}</p>
       <Button tone="danger" busy={false} onClick={() => setOpen(true)}>
-        Delete organization…
+        {t("delete.open")}
       </Button>
       <ConfirmDialog
         open={open}
-        title={`Delete ${org.name}?`}
-        confirmLabel="Delete this organization"
-        busyLabel="Deleting…"
+        title={t("delete.dialogTitle", { organization: org.name })}
+        confirmLabel={t("delete.confirm")}
+        busyLabel={t("delete.deleting")}
         ready={typed.trim() === org.slug}
         onClose={close}
         onConfirm={async () => {
@@ -93,9 +96,9 @@ function DeleteOrganization({ org }: { org: FullOrganization }) {
           return null;
         }}
       >
-        <p>This cannot be undone. Every member loses access.</p>
+        <p>{t("delete.text")}</p>
         <Field
-          label={`Type ${org.slug} to confirm`}
+          label={t("delete.typeToConfirm", { slug: org.slug })}
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}

@@ -1,4 +1,5 @@
 "use client";
+import { useT } from "@/lib/i18n/organization";
 import { Field } from "../Field";
 import { slugMessage, type SlugStatus } from "./slug";
 
@@ -14,10 +15,11 @@ interface SlugFieldProps {
 
 /** The slug, with its availability said beside it as it is checked (announced politely). */
 export function SlugField({ error, status, ...input }: SlugFieldProps) {
+  const t = useT();
   const message = slugMessage(status, input.value);
   return (
     <Field
-      label="Slug"
+      label={t("slug.label")}
       autoComplete="off"
       autoCapitalize="none"
       spellCheck={false}
@@ -25,7 +27,7 @@ export function SlugField({ error, status, ...input }: SlugFieldProps) {
       error={error ?? message.error}
       hint={
         <>
-          Lowercase letters, digits and hyphens; it names the organization in addresses.{" "}
+          {t("slug.hint")}{" "}
           <span aria-live="polite" data-testid="slug-status">
             {message.hint ?? ""}
           </span>

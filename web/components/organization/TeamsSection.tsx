@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { authClient, type SessionData } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
+import { t, useT } from "@/lib/i18n/organization";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
 import { Button } from "../Button";
@@ -19,26 +20,32 @@ import type { FullOrganization, Team } from "./types";
  * and removes teams and moves members in and out of them (in each team's dialog).
  */
 export function TeamsSection({ org, session, abilities }: { org: FullOrganization; session: SessionData; abilities: Abilities }) {
+  const t = useT();
   const [openTeam, setOpenTeam] = useState<string>();
   const teams = [...(org.teams ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const activeTeamId = session.session.activeTeamId;
-  const team = teams.find((t) => t.id === openTeam);
+  const team = teams.find((item) => item.id === openTeam);
 
   return (
     <section className="card" aria-labelledby="teams-title">
-      <h2 id="teams-title">Teams</h2>
+      <h2 id="teams-title">{t("teams.title")}</h2>
       {teams.length === 0 ? (
-        <p className="empty">No teams yet.</p>
+        <p className="empty">{t("teams.empty")}</p>
       ) : (
         <ul className="list">
-          {teams.map((t) => (
-            <li key={t.id} className="list-row" data-testid="team-row">
+          {teams.map((item) => (
+            <li key={item.id} className="list-row" data-testid="team-row">
               <div>
-                <strong>{t.name}</strong>
-                {t.id === activeTeamId ? <span className="badge">Your active team</span> : null}
+                <strong>{item.name}</strong>
+                {item.id === activeTeamId ? <span className="badge">{t("teams.activeBadge")}</span> : null}
               </div>
-              <button type="button" className="button button-secondary" onClick={() => setOpenTeam(t.id)} aria-label={`${abilities.manage ? "Manage" : "View"} team ${t.name}`}>
-                {abilities.manage ? "Manage" : "View"}
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => setOpenTeam(item.id)}
+                aria-label={abilities.manage ? t("teams.manageAria", { name: item.name }) : t("teams.viewAria", { name: item.name })}
+              >
+                {abilities.manage ? t("teams.manage") : t("teams.view")}
               </button>
             </li>
           ))}
@@ -52,24 +59,28 @@ export function TeamsSection({ org, session, abilities }: { org: FullOrganizatio
   );
 }
 
+const createChecks = { teamName: rules.required(() => t("teams.nameRequired")) };
+const renameChecks = { teamName: rules.required(() => t("team.nameRequired")) };
+
 function CreateTeamForm({ organizationId }: { organizationId: string }) {
-  const form = useForm({ teamName: "" }, { teamName: rules.required("a team name") });
+  const t = useT();
+  const form = useForm({ teamName: "" }, createChecks);
   const submit = form.onSubmit(
     () => authClient.organization.createTeam({ name: form.values.teamName.trim(), organizationId }),
     async (team) => {
       form.reset();
-      form.setNotice({ tone: "success", text: `Team ${team?.name ?? ""} created.` });
+      form.setNotice({ tone: "success", text: t("teams.created", { name: team?.name ?? "" }) });
       await refreshOrganizations();
     },
   );
   return (
     <form method="post" className="form dialog-section" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="create-team-title">
-      <h3 id="create-team-title">Create a team</h3>
+      <h3 id="create-team-title">{t("teams.createTitle")}</h3>
       <FormAlert message={form.notice?.text} tone={form.notice?.tone} />
       <div className="form-row form-row-submit">
-        <Field label="Team name" autoComplete="off" required {...form.field("teamName")} onBlur={undefined} />
-        <Button type="submit" busy={form.busy} busyLabel="Creating…">
-          Create team
+        <Field label={t("teams.name")} autoComplete="off" required {...form.field("teamName")} onBlur={undefined} />
+        <Button type="submit" busy={form.busy} busyLabel={t("teams.creating")}>
+          {t("teams.create")}
         </Button>
       </div>
     </form>
@@ -89,20 +100,21 @@ function TeamDialog({
   abilities: Abilities;
   onClose: () => void;
 }) {
+  const t = useT();
   const userId = session.user.id;
   const { data: inTeam, error, isLoading, mutate } = useTeamMembers(userId, org.id, team.id, org.members, abilities.manage);
   const [adding, setAdding] = useState("");
   const [busy, setBusy] = useState<string>();
   const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const rename = useForm({ teamName: team.name }, { teamName: rules.required("a team name") });
+  const rename = useForm({ teamName: team.name }, renameChecks);
   const isActive = session.session.activeTeamId === team.id;
 
   const teamMembers = org.members.filter((m) => inTeam?.includes(m.userId));
   const others = org.members.filter((m) => !inTeam?.includes(m.userId));
   const nameOf = (uid: string) => {
     const m = org.members.find((x) => x.userId === uid);
-    return m ? m.user.name || m.user.email : "A former member";
+    return m ? m.user.name || m.user.email : t("team.formerMember");
   };
 
   async function run(key: string, call: () => Promise<{ error: ApiError | null }>, done: string) {
@@ -122,7 +134,7 @@ function TeamDialog({
   const add = async () => {
     if (!adding) return;
     const name = nameOf(adding);
-    if (await run("add", () => settle(authClient.organization.addTeamMember({ teamId: team.id, userId: adding, organizationId: org.id })), `${name} joined ${team.name}.`)) {
+    if (await run("add", () => settle(authClient.organization.addTeamMember({ teamId: team.id, userId: adding, organizationId: org.id })), t("team.joined", { name, team: team.name }))) {
       setAdding("");
     }
   };
@@ -130,7 +142,7 @@ function TeamDialog({
   const submitRename = rename.onSubmit(
     () => authClient.organization.updateTeam({ teamId: team.id, data: { name: rename.values.teamName.trim(), organizationId: org.id } }),
     async () => {
-      rename.setNotice({ tone: "success", text: "Team renamed." });
+      rename.setNotice({ tone: "success", text: t("team.renamed") });
       await refreshOrganizations();
     },
   );
@@ -151,24 +163,24 @@ function TeamDialog({
   }
 
   return (
-    <Dialog open title={`Team ${team.name}`} onClose={onClose}>
+    <Dialog open title={t("team.dialogTitle", { name: team.name })} onClose={onClose}>
       <section className="dialog-section" aria-labelledby="team-members-title">
-        <h3 id="team-members-title">Members</h3>
+        <h3 id="team-members-title">{t("team.members")}</h3>
         <FormAlert message={notice?.text} tone={notice?.tone} />
         {error ? (
           error.code === "USER_IS_NOT_A_MEMBER_OF_THE_TEAM" ? (
-            <p className="muted">Only the team&apos;s own members can see who is in it.</p>
+            <p className="muted">{t("team.membersHidden")}</p>
           ) : (
-            <LoadError what="the team" error={error} retry={mutate} />
+            <LoadError message={t("team.loadFailed")} error={error} retry={mutate} />
           )
         ) : isLoading ? (
-          <ul className="list" aria-label="Loading the team's members">
+          <ul className="list" aria-label={t("team.loadingAria")}>
             <li className="skeleton-row" />
           </ul>
         ) : teamMembers.length === 0 ? (
-          <p className="empty">Nobody is in this team yet.</p>
+          <p className="empty">{t("team.empty")}</p>
         ) : (
-          <ul className="list" aria-label={`Members of ${team.name}`}>
+          <ul className="list" aria-label={t("team.membersAria", { name: team.name })}>
             {teamMembers.map((m) => (
               <li key={m.userId} className="list-row" data-testid="team-member-row">
                 <div>
@@ -179,17 +191,17 @@ function TeamDialog({
                   <Button
                     tone="secondary"
                     busy={busy === `remove-${m.userId}`}
-                    busyLabel="Removing…"
-                    aria-label={`Remove ${m.user.email} from the team`}
+                    busyLabel={t("team.removingMember")}
+                    aria-label={t("team.removeMemberAria", { email: m.user.email })}
                     onClick={() =>
                       void run(
                         `remove-${m.userId}`,
                         () => settle(authClient.organization.removeTeamMember({ teamId: team.id, userId: m.userId, organizationId: org.id })),
-                        `${m.user.name || m.user.email} left ${team.name}.`,
+                        t("team.left", { name: m.user.name || m.user.email, team: team.name }),
                       )
                     }
                   >
-                    Remove
+                    {t("team.removeMember")}
                   </Button>
                 ) : null}
               </li>
@@ -198,7 +210,7 @@ function TeamDialog({
         )}
         {abilities.manage && inTeam ? (
           others.length === 0 ? (
-            <p className="muted">Every member of the organization is in this team.</p>
+            <p className="muted">{t("team.everyone")}</p>
           ) : (
             <form
               className="form-row form-row-submit"
@@ -207,16 +219,16 @@ function TeamDialog({
                 void add();
               }}
             >
-              <SelectField label="Add a member" value={adding} onChange={(e) => setAdding(e.target.value)}>
-                <option value="">Choose a member…</option>
+              <SelectField label={t("team.addLabel")} value={adding} onChange={(e) => setAdding(e.target.value)}>
+                <option value="">{t("team.choose")}</option>
                 {others.map((m) => (
                   <option key={m.userId} value={m.userId}>
                     {m.user.name ? `${m.user.name} (${m.user.email})` : m.user.email}
                   </option>
                 ))}
               </SelectField>
-              <Button type="submit" tone="secondary" busy={busy === "add"} busyLabel="Adding…" disabled={!adding}>
-                Add to team
+              <Button type="submit" tone="secondary" busy={busy === "add"} busyLabel={t("team.adding")} disabled={!adding}>
+                {t("team.add")}
               </Button>
             </form>
           )
@@ -225,21 +237,21 @@ function TeamDialog({
 
       {abilities.manage ? (
         <>
-          <form method="post" className="form dialog-section" onSubmit={(e) => void submitRename(e)} noValidate aria-label="Rename team">
+          <form method="post" className="form dialog-section" onSubmit={(e) => void submitRename(e)} noValidate aria-label={t("team.renameAria")}>
             <FormAlert message={rename.notice?.text} tone={rename.notice?.tone} />
             <div className="form-row form-row-submit">
-              <Field label="Team name" autoComplete="off" required {...rename.field("teamName")} onBlur={undefined} />
-              <Button type="submit" tone="secondary" busy={rename.busy} busyLabel="Saving…">
-                Rename team
+              <Field label={t("team.name")} autoComplete="off" required {...rename.field("teamName")} onBlur={undefined} />
+              <Button type="submit" tone="secondary" busy={rename.busy} busyLabel={t("team.renaming")}>
+                {t("team.rename")}
               </Button>
             </div>
           </form>
-          <section className="dialog-section" aria-label="Remove team">
+          <section className="dialog-section" aria-label={t("team.removeAria")}>
             {confirmRemove ? (
               <RemoveTeam name={team.name} isActive={isActive} onConfirm={remove} onCancel={() => setConfirmRemove(false)} />
             ) : (
               <Button tone="danger" busy={false} onClick={() => setConfirmRemove(true)}>
-                Remove team…
+                {t("team.remove")}
               </Button>
             )}
           </section>
@@ -250,20 +262,18 @@ function TeamDialog({
 }
 
 function RemoveTeam({ name, isActive, onConfirm, onCancel }: { name: string; isActive: boolean; onConfirm: () => Promise<ApiError | null>; onCancel: () => void }) {
+  const t = useT();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   return (
     <div className="form">
-      <p>
-        The team goes; its members stay in the organization.
-        {isActive ? " It is your active team: it stops being active." : ""}
-      </p>
+      <p>{isActive ? t("removeTeam.textActive") : t("removeTeam.text")}</p>
       <FormAlert message={error} />
       <div className="actions">
         <Button
           tone="danger"
           busy={busy}
-          busyLabel="Removing…"
+          busyLabel={t("removeTeam.removing")}
           onClick={() =>
             void (async () => {
               setBusy(true);
@@ -274,10 +284,10 @@ function RemoveTeam({ name, isActive, onConfirm, onCancel }: { name: string; isA
             })()
           }
         >
-          Yes, remove {name}
+          {t("removeTeam.confirm", { name })}
         </Button>
         <button type="button" className="button button-secondary" onClick={onCancel}>
-          Keep it
+          {t("removeTeam.keep")}
         </button>
       </div>
     </div>

@@ -1,3 +1,5 @@
+import { t } from "@/lib/i18n/organization";
+
 /**
  * What the caller's role lets them do in an organization, so the screens offer only that
  * (protocol §11.4): an owner everything; an admin everything but deleting the organization,
@@ -7,7 +9,12 @@
  */
 export type RoleName = "owner" | "admin" | "member";
 
-const LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", member: "Member" };
+/** A known role's name in the current language (looked up when shown). */
+const LABELS: Record<string, () => string> = {
+  owner: () => t("role.owner"),
+  admin: () => t("role.admin"),
+  member: () => t("role.member"),
+};
 
 /** The roles in a member's role string (better-auth joins several with commas). */
 export function rolesOf(role: string | null | undefined): string[] {
@@ -19,7 +26,7 @@ export function rolesOf(role: string | null | undefined): string[] {
 
 export function roleLabel(role: string | null | undefined): string {
   const roles = rolesOf(role);
-  return roles.length === 0 ? "—" : roles.map((r) => LABELS[r] ?? r).join(", ");
+  return roles.length === 0 ? "—" : roles.map((r) => LABELS[r]?.() ?? r).join(", ");
 }
 
 export function isOwnerRole(role: string | null | undefined): boolean {
@@ -54,8 +61,5 @@ export function mayChange(abilities: Abilities, callerId: string, member: { user
   return abilities.isOwner || !isOwnerRole(member.role);
 }
 
-export const ROLE_OPTIONS: { value: RoleName; label: string }[] = [
-  { value: "member", label: "Member" },
-  { value: "admin", label: "Admin" },
-  { value: "owner", label: "Owner" },
-];
+/** The roles a select offers, in order (each shown with `roleLabel`, in the current language). */
+export const ROLE_OPTIONS: { value: RoleName }[] = [{ value: "member" }, { value: "admin" }, { value: "owner" }];

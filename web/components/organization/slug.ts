@@ -1,3 +1,5 @@
+import { t } from "@/lib/i18n/organization";
+
 /** How long typing must pause before a slug is checked. */
 export const SLUG_CHECK_DELAY_MS = 350;
 
@@ -15,13 +17,13 @@ export type SlugStatus =
 export function slugMessage(status: SlugStatus, slug: string): { error?: string; hint?: string } {
   switch (status) {
     case "taken":
-      return { error: "This slug is taken. Try another." };
+      return { error: t("slug.taken") };
     case "available":
-      return { hint: `${slug.trim()} is available.` };
+      return { hint: t("slug.available", { slug: slug.trim() }) };
     case "checking":
-      return { hint: "Checking whether it is free…" };
+      return { hint: t("slug.checking") };
     case "unknown":
-      return { hint: "We could not check it now; it is checked again when you save." };
+      return { hint: t("slug.unknown") };
     default:
       return {};
   }
