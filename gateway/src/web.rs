@@ -24,7 +24,8 @@ use tower_http::services::{ServeDir, ServeFile};
 
 /// Pages whose address ends in an id the static export cannot know (the mailed invitation
 /// link, `/accept-invitation/<id>`): `/<page>/<id>` is served the page's own `index.html`,
-/// which reads the id from its address.
+/// which reads the id from its address, and `/<page>/<id>/index.txt` its RSC payload (what
+/// the app's router fetches, `?_rsc=…`, when it navigates there in the browser).
 const PAGES_WITH_AN_ID: &[&str] = &["accept-invitation"];
 
 /// Where Next puts content-hashed files.
@@ -63,6 +64,13 @@ pub fn router(dir: &Path, script_sources: &[&str]) -> Option<Router> {
             router = router
                 .route_service(&format!("/{page}/{{id}}"), page_file.clone())
                 .route_service(&format!("/{page}/{{id}}/"), page_file);
+        }
+        let payload = dir.join(page).join("index.txt");
+        if payload.is_file() {
+            let payload_file = ServeFile::new(payload)
+                .precompressed_br()
+                .precompressed_gzip();
+            router = router.route_service(&format!("/{page}/{{id}}/index.txt"), payload_file);
         }
     }
     Some(
@@ -161,6 +169,7 @@ mod tests {
             "accept-invitation/index.html",
             b"<!doctype html><title>accept</title>",
         );
+        write("accept-invitation/index.txt", b"0:[\"accept payload\"]");
         write("404.html", b"<!doctype html><title>not found</title>");
         write("404/index.html", b"<!doctype html><title>not found</title>");
         write("_next/static/chunks/app-1a2b.js", b"console.log('app')");
@@ -241,6 +250,10 @@ mod tests {
         }
         let deeper = get(&app, "/accept-invitation/a/b", None).await;
         assert_eq!(deeper.status(), StatusCode::NOT_FOUND);
+        // …and the page's payload, which the app's router fetches when it navigates there.
+        let payload = get(&app, "/accept-invitation/AbC123/index.txt?_rsc=1x2y", None).await;
+        assert_eq!(payload.status(), StatusCode::OK);
+        assert!(text(payload).await.contains("accept payload"));
 
         // Hashed assets: cached for a year, the gzip sibling for clients that take it.
         let script = get(&app, "/_next/static/chunks/app-1a2b.js", Some("gzip")).await;
