@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
 
 /** A seller's receiver on loopback (the stack under test may reach it): answers 204, keeps each request. */
@@ -22,6 +22,35 @@ async function receiver() {
   return { url: `http://127.0.0.1:${port}/billing`, seen, close: () => server.close() };
 }
 
+/** Nothing on the page is wider than the window: no card, row or open dialog, and no sideways scrolling. */
+async function expectFitsWidth(page: Page, screen: string) {
+  const found = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const tooWide = (element: Element) => element.getBoundingClientRect().right > width + 0.5;
+    const wide = [...document.querySelectorAll<HTMLElement>(".card, .list-row, dialog[open]")]
+      .filter(tooWide)
+      .map((element) => element.dataset.testid ?? element.className);
+    // The innermost elements that stick out: what to fix, named in the failure.
+    const culprits = [...document.querySelectorAll<HTMLElement>("main *")]
+      .filter((element) => tooWide(element) && ![...element.children].some(tooWide))
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className}: ${element.textContent?.slice(0, 40)}`);
+    return { overflow: document.documentElement.scrollWidth - width, wide: wide.length > 0 ? [...wide, ...culprits] : wide };
+  });
+  expect(found.wide, `${screen}: wider than the screen`).toEqual([]);
+  expect(found.overflow, `${screen}: scrolls sideways`).toBeLessThanOrEqual(0);
+}
+
+/** An organization of one's own, and its billing page reached from the organization page. */
+async function openOwnBilling(page: Page) {
+  const id = randomUUID().slice(0, 8);
+  await page.goto("/organization/create/");
+  await page.getByLabel("Name", { exact: true }).fill(`Seller ${id}`);
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.getByRole("heading", { name: `Seller ${id}`, level: 1 })).toBeVisible();
+  await page.getByRole("link", { name: "Open billing" }).click();
+  await expect(page.getByRole("heading", { name: "Billing", level: 1 })).toBeVisible();
+}
+
 test("an owner registers an endpoint, reveals its secret, sends a test event and watches it arrive", async ({ page, request }) => {
   const owner = uniqueUser("billing-owner");
   await signUpViaApi(request, owner);
@@ -29,14 +58,7 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
   await expectHome(page, owner);
   const hooks = await receiver();
   try {
-    // An organization of one's own, then its billing page from the organization page.
-    const id = randomUUID().slice(0, 8);
-    await page.goto("/organization/create/");
-    await page.getByLabel("Name", { exact: true }).fill(`Seller ${id}`);
-    await page.getByRole("button", { name: "Create organization" }).click();
-    await expect(page.getByRole("heading", { name: `Seller ${id}`, level: 1 })).toBeVisible();
-    await page.getByRole("link", { name: "Open billing" }).click();
-    await expect(page.getByRole("heading", { name: "Billing", level: 1 })).toBeVisible();
+    await openOwnBilling(page);
     await expect(page.getByText("No endpoints yet.")).toBeVisible();
     await expect(page.getByText("Nothing has been bought for this organization yet.")).toBeVisible();
 
@@ -55,7 +77,35 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
     await expect(row.getByTestId("endpoint-state")).toHaveText("enabled");
 
     await row.getByRole("button", { name: "Reveal secret" }).click();
-    await expect(row.getByTestId("endpoint-secret")).toContainText("whsec_");
+    const secret = row.getByTestId("endpoint-secret");
+    await expect(secret).toContainText("whsec_");
+    // Copied with one click where the page may use the clipboard; else it says to copy by hand.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(page.url()).origin });
+    await secret.getByRole("button", { name: "Copy secret" }).click();
+    if (await page.evaluate(() => window.isSecureContext)) {
+      await expect(secret.getByRole("button", { name: "Copied" })).toBeVisible();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await secret.locator("code").first().textContent());
+      await expect(secret.getByRole("button", { name: "Copy secret" })).toBeVisible({ timeout: 5000 });
+    } else {
+      await expect(secret.getByRole("alert")).toContainText("select the text and copy it yourself");
+    }
+
+    // Edited in a dialog that starts from its values; the server's refusal lands on its field.
+    await row.getByRole("button", { name: `Edit ${hooks.url}` }).click();
+    const edit = page.getByRole("dialog", { name: "Edit endpoint" });
+    await expect(edit.getByLabel("Endpoint URL")).toHaveValue(hooks.url);
+    await expect(edit.getByLabel("Description (optional)")).toHaveValue("Orders");
+    await expect(edit.getByLabel(/^Standard Webhooks/)).toBeChecked();
+    await edit.getByLabel("Endpoint URL").fill("http://[not-an-address/hook");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await expect(edit.getByLabel("Endpoint URL")).toHaveAttribute("aria-invalid", "true");
+    await expect(edit.getByText("Enter an absolute http or https address.")).toBeVisible();
+    await edit.getByLabel("Endpoint URL").fill(hooks.url);
+    await edit.getByLabel("Description (optional)").fill("Orders and refunds");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await expect(edit).toBeHidden();
+    await expect(row.getByText("Endpoint saved.")).toBeVisible();
+    await expect(row).toContainText("Orders and refunds");
 
     await row.getByRole("button", { name: "Send test event" }).click();
     await expect(row.getByText("Test event sent.")).toBeVisible();
@@ -64,8 +114,16 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
     expect(JSON.parse(hooks.seen[0]?.body ?? "{}")).toMatchObject({ type: "webhook.test" });
     const event = page.getByTestId("event-row").filter({ hasText: "webhook.test" });
     await expect(event.getByTestId("delivery")).toContainText("delivered", { timeout: 15_000 });
-    await event.getByRole("button", { name: "Attempts" }).click();
-    await expect(event.getByTestId("attempt").first()).toContainText("204");
+    // Its detail: the payload as sent, and each attempt with the receiver's answer.
+    await event.getByRole("button", { name: /^Details of webhook\.test/ }).click();
+    const detail = page.getByRole("dialog", { name: "webhook.test" });
+    await expect(detail.getByRole("region", { name: "Payload" })).toContainText('"type": "webhook.test"');
+    await expect(detail.getByTestId("attempt").first()).toContainText("HTTP 204");
+    await expect(detail.getByTestId("attempt").first()).toContainText("succeeded");
+    await expectAccessible(page, "billing event detail");
+    await page.keyboard.press("Escape");
+    await expect(detail).toBeHidden();
+    await expect(event.getByRole("button", { name: /^Details of webhook\.test/ })).toBeFocused();
     await expectAccessible(page, "billing webhooks");
 
     // Replayed, it arrives again with the same webhook-id.
@@ -126,8 +184,18 @@ test("a customer sees their subscription, benefits and usage on their account pa
   // A customer of its own: the suites before this one sent the same fixture, and an event no
   // newer than the state already filed changes nothing.
   const state = fixture("customer.state_changed");
-  state.data.id = randomUUID();
+  const customerId = randomUUID();
+  state.data.id = customerId;
   state.data.external_id = session.user.id;
+  // Its subscription as the payments platform sends it, which names the meter the state gives by id.
+  const subscription = fixture("subscription.active");
+  const subscriptionId = randomUUID();
+  subscription.data.id = subscriptionId;
+  subscription.data.customer_id = customerId;
+  subscription.data.metadata = {};
+  subscription.data.customer = { ...subscription.data.customer, id: customerId, external_id: session.user.id };
+  for (const active of state.data.active_subscriptions as { id: string }[]) active.id = subscriptionId;
+  await deliverAsPolar(request, JSON.stringify(subscription));
   await deliverAsPolar(request, JSON.stringify(state));
 
   await expect(async () => {
@@ -137,7 +205,20 @@ test("a customer sees their subscription, benefits and usage on their account pa
   await expect(billing.getByTestId("subscription-row").first()).toContainText("active");
   await expect(billing.getByTestId("benefit-row").first()).toBeVisible();
   await expect(billing.getByTestId("meter-row").first()).toContainText("-2840");
+  // The meter by its name, not its id; the state's subscription with its product.
+  await expect(async () => {
+    await page.reload();
+    await expect(billing.getByTestId("meter-row").first()).toContainText("API requests", { timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  const [meter] = state.data.active_meters as { meter_id: string }[];
+  await expect(billing.getByTestId("meter-row").first()).not.toContainText(meter?.meter_id ?? "a meter id");
+  await expect(billing.getByTestId("subscription-row").first()).toContainText("Acme Pro");
   await expectAccessible(page, "account with billing");
+
+  // On a phone, the usage table scrolls inside its card.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(billing.getByTestId("meter-row").first()).toBeVisible();
+  await expectFitsWidth(page, "account billing at 390 px");
 });
 
 test("an owner sees what was bought for their organization on its billing page", async ({ page, request }) => {
@@ -173,4 +254,55 @@ test("an owner sees what was bought for their organization on its billing page",
   await expect(purchases.getByTestId("organization-subscription-row")).toContainText("trialing");
   await expect(purchases.getByTestId("organization-benefit-row")).toContainText("granted");
   await expectAccessible(page, "organization billing with a subscription");
+});
+
+test("the billing page fits a 390 px phone, long URLs, secrets and payloads included", async ({ browser, request }) => {
+  const owner = uniqueUser("billing-phone");
+  await signUpViaApi(request, owner);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const hooks = await receiver();
+  try {
+    await signIn(page, owner.email);
+    await expectHome(page, owner);
+    await openOwnBilling(page);
+    await expectFitsWidth(page, "empty billing page");
+
+    // An address and a description with no place to break.
+    const url = `${hooks.url}/${"a-rather-long-path-segment-".repeat(6)}end?token=${"x".repeat(60)}`;
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByLabel("Description (optional)").fill("d".repeat(200));
+    await page.getByLabel("Event types (optional)").fill("order.paid, subscription.active, subscription.canceled, webhook.test");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const row = page.getByTestId("endpoint-row");
+    await expect(row).toContainText("a-rather-long-path-segment");
+    await row.getByRole("button", { name: "Reveal secret" }).click();
+    await expect(row.getByTestId("endpoint-secret")).toContainText("whsec_");
+    await row.getByRole("button", { name: "Rotate secret" }).click();
+    await row.getByRole("button", { name: "Reveal secret" }).click();
+    await expect(row.getByRole("button", { name: "Copy previous secret" })).toBeVisible();
+    await expectFitsWidth(page, "endpoint with its secrets");
+
+    await row.getByRole("button", { name: `Edit ${url}` }).click();
+    await expect(page.getByRole("dialog", { name: "Edit endpoint" })).toBeVisible();
+    await expectFitsWidth(page, "edit dialog");
+    await page.getByRole("dialog", { name: "Edit endpoint" }).getByRole("button", { name: "Cancel" }).click();
+
+    await row.getByRole("button", { name: "Send test event" }).click();
+    await expect.poll(() => hooks.seen.length, { timeout: 10_000 }).toBe(1);
+    const event = page.getByTestId("event-row").filter({ hasText: "webhook.test" });
+    await expect(event.getByTestId("delivery")).toContainText("delivered", { timeout: 15_000 });
+    await expectFitsWidth(page, "event log");
+    await event.getByRole("button", { name: /^Details of webhook\.test/ }).click();
+    const detail = page.getByRole("dialog", { name: "webhook.test" });
+    await expect(detail.getByTestId("attempt").first()).toContainText("HTTP 204");
+    await expectFitsWidth(page, "event detail");
+    // The payload scrolls inside its own box, which keys reach.
+    const payload = detail.getByRole("region", { name: "Payload" });
+    await payload.focus();
+    await expect(payload).toBeFocused();
+  } finally {
+    hooks.close();
+    await context.close();
+  }
 });

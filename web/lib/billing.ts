@@ -69,7 +69,12 @@ export type SubscriptionJson = {
   current_period_end?: string | null;
   cancel_at_period_end?: boolean;
   product?: { name?: string } | null;
+  /** Its metered prices' meters, each with its name (the customer's state carries only ids). */
+  meters?: { meter_id: string; meter?: MeterJson | null }[] | null;
+  prices?: { meter_id?: string | null; meter?: MeterJson | null }[] | null;
 };
+
+export type MeterJson = { id: string; name?: string | null };
 
 export type CustomerStateJson = {
   active_subscriptions?: SubscriptionJson[];

@@ -39,6 +39,40 @@ describe("BillingSection", () => {
     expect(meter).toHaveTextContent("-2840");
   });
 
+  it("names each meter as the subscriptions name it, the id only when none does", async () => {
+    const meter = (meter_id: string, balance: number) => ({ id: `cm-${meter_id}`, meter_id, consumed_units: 5, credited_units: 0, balance });
+    answer(200, {
+      ...empty,
+      state: {
+        // The state's own subscriptions carry meters by id only.
+        active_subscriptions: [{ id: "s1", status: "active", product_id: "p1", meters: [{ meter_id: "mt-api", consumed_units: 5 }] }],
+        granted_benefits: [],
+        active_meters: [meter("mt-api", -5), meter("mt-storage", 7), meter("mt-unknown", 9)],
+      },
+      subscriptions: [
+        {
+          id: "s1",
+          status: "active",
+          product: { name: "Acme Pro" },
+          meters: [{ meter_id: "mt-api", meter: { id: "mt-api", name: "API requests" } }],
+          prices: [
+            { amount_type: "fixed" },
+            { amount_type: "metered_unit", meter_id: "mt-storage", meter: { id: "mt-storage", name: "Storage (GB)" } },
+          ],
+        },
+      ],
+    });
+    renderFresh(<BillingSection userId="u1" />);
+    const usage = await screen.findByRole("region", { name: "Usage" });
+    // Scrolls inside itself on a phone, and keys reach it.
+    expect(usage).toHaveAttribute("tabindex", "0");
+    const rows = within(within(usage).getByRole("table", { name: "Meters" })).getAllByTestId("meter-row");
+    expect(rows.map((row) => row.querySelector("td")?.textContent)).toEqual(["API requests", "Storage (GB)", "mt-unknown"]);
+    expect(rows[0]).not.toHaveTextContent("mt-api");
+    // The state's subscription shows with its product, from the subscription's own JSON.
+    expect(screen.getByTestId("subscription-row")).toHaveTextContent("Acme Pro");
+  });
+
   it("says what went wrong and offers to try again", async () => {
     answer(401, { code: "UNAUTHORIZED", message: "Unauthorized" });
     renderFresh(<BillingSection userId="u1" />);

@@ -9,7 +9,9 @@ import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
 import { LoadError } from "../LoadError";
+import { EditEndpointDialog } from "./EditEndpointDialog";
 import { refreshBilling, useEndpoints } from "./hooks";
+import { SecretPanel } from "./SecretPanel";
 
 /** The organization's endpoints, each with what its managers can do to it. */
 export function EndpointsSection({ userId, organizationId }: { userId: string; organizationId: string }) {
@@ -43,6 +45,7 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
   const [message, setMessage] = useState<{ tone: "error" | "success"; text: string }>();
   const [secret, setSecret] = useState<EndpointSecret>();
   const [removing, setRemoving] = useState(false);
+  const [editing, setEditing] = useState(false);
 
   /** Runs one action of the row, its outcome said in the row. */
   async function act<T>(name: string, call: () => Promise<{ data: T | null; error: ApiError | null }>, success: (data: T | null) => string | undefined) {
@@ -62,7 +65,7 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
   const types = endpoint.eventTypes.length > 0 ? endpoint.eventTypes.join(", ") : t("endpoint.everyType");
   return (
     <li className="list-row endpoint-row" data-testid="endpoint-row">
-      <div>
+      <div className="billing-row-body">
         <strong className="wrap-anywhere">{endpoint.url}</strong>
         <p className="muted">
           {endpoint.description ? `${endpoint.description} · ` : ""}
@@ -73,21 +76,22 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
         {endpoint.failingSince && endpoint.enabled ? (
           <p className="muted">{t("endpoint.failingSince", { date: formatDate(endpoint.failingSince) })}</p>
         ) : null}
-        {secret ? (
-          <div className="secret" data-testid="endpoint-secret">
-            <p>{rich(t("endpoint.signingSecret", { secret: secret.secret }), { code: () => <code>{secret.secret}</code> })}</p>
-            {secret.previousSecret ? (
-              <p className="muted">
-                {rich(t("endpoint.previousSecret", { secret: secret.previousSecret, date: formatDate(secret.previousSecretExpiresAt) }), {
-                  code: () => <code>{secret.previousSecret}</code>,
-                })}
-              </p>
-            ) : null}
-          </div>
-        ) : null}
+        {secret ? <SecretPanel secret={secret} /> : null}
         <FormAlert message={message?.text} tone={message?.tone} />
       </div>
       <div className="actions">
+        <Button
+          tone="secondary"
+          busy={false}
+          aria-haspopup="dialog"
+          aria-label={t("endpoint.editLabel", { url: endpoint.url })}
+          onClick={() => {
+            setMessage(undefined);
+            setEditing(true);
+          }}
+        >
+          {t("endpoint.edit")}
+        </Button>
         <Button
           tone="secondary"
           busy={busy === "secret"}
@@ -141,6 +145,16 @@ function EndpointRow({ endpoint, organizationId }: { endpoint: Endpoint; organiz
           {t("endpoint.remove")}
         </Button>
       </div>
+      <EditEndpointDialog
+        endpoint={endpoint}
+        organizationId={organizationId}
+        open={editing}
+        onClose={() => setEditing(false)}
+        onSaved={async () => {
+          setMessage({ tone: "success", text: t("endpoint.saved") });
+          await refreshBilling();
+        }}
+      />
       <ConfirmDialog
         open={removing}
         title={t("endpoint.removeTitle")}

@@ -1,6 +1,6 @@
 "use client";
 import { useState } from "react";
-import { billing, type BillingEvent, type Delivery, type DeliveryStatus, type Endpoint } from "@/lib/billing";
+import { billing, type BillingEvent, type DeliveryStatus, type Endpoint } from "@/lib/billing";
 import { describe, settle } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { t as translate, useT } from "@/lib/i18n/billing";
@@ -8,7 +8,8 @@ import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
 import { LoadError } from "../LoadError";
 import { SelectField } from "../SelectField";
-import { refreshBilling, useEndpoints, useEvent, useEvents } from "./hooks";
+import { EventDetailDialog, urlOf } from "./EventDetailDialog";
+import { refreshBilling, useEndpoints, useEvents } from "./hooks";
 
 const PAGE = 20;
 /** The status filter's options, worded in the language of the moment. */
@@ -91,10 +92,6 @@ export function EventLog({ userId, organizationId }: { userId: string; organizat
   );
 }
 
-function urlOf(endpoints: Endpoint[], id: string) {
-  return endpoints.find((e) => e.id === id)?.url ?? translate("event.removedEndpoint");
-}
-
 function EventRow({ event, endpoints, userId, organizationId }: { event: BillingEvent; endpoints: Endpoint[]; userId: string; organizationId: string }) {
   const t = useT();
   const [open, setOpen] = useState(false);
@@ -113,7 +110,7 @@ function EventRow({ event, endpoints, userId, organizationId }: { event: Billing
 
   return (
     <li className="list-row event-row" data-testid="event-row">
-      <div>
+      <div className="billing-row-body">
         <strong>{event.type || t("event.unreadable")}</strong> <span className="muted">{event.origin === "test" ? t("event.test") : ""}</span>
         <p className="muted">{t("event.received", { date: formatDate(event.receivedAt) })}</p>
         <ul className="deliveries">
@@ -126,49 +123,22 @@ function EventRow({ event, endpoints, userId, organizationId }: { event: Billing
           ))}
         </ul>
         <FormAlert message={message?.text} tone={message?.tone} />
-        {open ? <Attempts userId={userId} organizationId={organizationId} eventId={event.id} endpoints={endpoints} /> : null}
       </div>
       <div className="actions">
-        <button type="button" className="button button-secondary" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? t("event.hideAttempts") : t("event.showAttempts")}
+        <button
+          type="button"
+          className="button button-secondary"
+          aria-haspopup="dialog"
+          aria-label={t("event.detailsLabel", { type: event.type || t("event.unreadable"), date: formatDate(event.receivedAt) })}
+          onClick={() => setOpen(true)}
+        >
+          {t("event.details")}
         </button>
         <Button tone="secondary" busy={replaying} busyLabel={t("event.replaying")} disabled={event.deliveries.length === 0} onClick={() => void replay()}>
           {t("event.replay")}
         </Button>
       </div>
+      <EventDetailDialog event={event} endpoints={endpoints} userId={userId} organizationId={organizationId} open={open} onClose={() => setOpen(false)} />
     </li>
-  );
-}
-
-function Attempts({ userId, organizationId, eventId, endpoints }: { userId: string; organizationId: string; eventId: string; endpoints: Endpoint[] }) {
-  const t = useT();
-  const { data, error } = useEvent(userId, organizationId, eventId);
-  if (error) return <p role="alert" className="alert alert-error">{describe(error)}</p>;
-  if (!data) return <p aria-busy="true">{t("attempts.loading")}</p>;
-  return (
-    <div className="attempts">
-      {data.deliveries.map((d: Delivery) => (
-        <table key={d.id} aria-label={t("attempts.label", { url: urlOf(endpoints, d.endpointId) })}>
-          <thead>
-            <tr>
-              <th scope="col">{t("attempts.when")}</th>
-              <th scope="col">{t("attempts.answer")}</th>
-              <th scope="col">{t("attempts.time")}</th>
-              <th scope="col">{t("attempts.trigger")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(d.attemptLog ?? []).map((a) => (
-              <tr key={a.id} data-testid="attempt">
-                <td>{formatDate(a.startedAt)}</td>
-                <td>{a.responseStatus ?? a.error ?? "—"}</td>
-                <td>{t("attempts.duration", { ms: a.durationMs })}</td>
-                <td>{t("attempts.triggerValue", { trigger: a.trigger })}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ))}
-    </div>
   );
 }

@@ -26,3 +26,19 @@ export function describeSubscription(s: SubscriptionJson) {
 export function describeOrder(o: OrderJson) {
   return [money(o.total_amount, o.currency), o.created_at ? formatDate(o.created_at) : "", o.invoice_number ?? ""].filter(Boolean).join(" · ");
 }
+
+/**
+ * Each meter's name by its id. The customer's state names meters by id only; the
+ * subscriptions (the payments platform's full JSON) carry each meter with its name, on the
+ * subscription's meters and on its metered prices.
+ */
+export function meterNames(subscriptions: readonly SubscriptionJson[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const s of subscriptions) {
+    for (const { meter } of [...(s.meters ?? []), ...(s.prices ?? [])]) {
+      const name = meter?.name?.trim();
+      if (meter?.id && name && !names.has(meter.id)) names.set(meter.id, name);
+    }
+  }
+  return names;
+}

@@ -50,13 +50,16 @@ export function useEvents(userId: string, organizationId: string, filter: EventF
   );
 }
 
+/** One event with its payload and attempts, read again every few seconds while a delivery is pending. */
 export function useEvent(userId: string, organizationId: string, eventId: string) {
-  return useSWR<EventDetail | null, ApiError>(keys.billingEvent(userId, organizationId, eventId), () =>
-    unwrap(billing.event(organizationId, eventId)),
+  return useSWR<EventDetail | null, ApiError>(
+    keys.billingEvent(userId, organizationId, eventId),
+    () => unwrap(billing.event(organizationId, eventId)),
+    { refreshInterval: (event) => (event && pending(event) ? 2000 : 0) },
   );
 }
 
-function pending(event: BillingEvent) {
+function pending(event: Pick<BillingEvent, "deliveries">) {
   return event.deliveries.some((d) => d.status === "pending");
 }
 
