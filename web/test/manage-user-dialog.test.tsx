@@ -5,6 +5,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { client, ok, refused } from "./auth-client-mock";
 
 vi.mock("@/lib/auth-client", () => ({ authClient: client }));
+// The dialog lists the user's sessions too (the shared mock has no such method).
+const admin = Object.assign(client.admin, { listUserSessions: vi.fn(), revokeUserSession: vi.fn() });
 vi.mock("next/navigation", () => ({ useRouter: () => ({ push: vi.fn(), replace: vi.fn() }) }));
 
 const { UsersAdmin } = await import("@/components/admin/UsersAdmin");
@@ -37,7 +39,10 @@ async function openManage() {
 }
 
 describe("ManageUserDialog: two-step verification", () => {
-  beforeEach(() => vi.resetAllMocks());
+  beforeEach(() => {
+    vi.resetAllMocks();
+    admin.listUserSessions.mockReturnValue(ok({ sessions: [] }));
+  });
 
   it("shows it off, with nothing to reset", async () => {
     client.admin.listUsers.mockReturnValue(page(false));

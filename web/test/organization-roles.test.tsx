@@ -79,6 +79,9 @@ describe("OrganizationPage offers only what the role may do", () => {
     expect(within(adaRole).getAllByRole("option").map((o) => o.textContent)).toEqual(["Member", "Admin", "Owner"]);
     expect(screen.getByRole("button", { name: "Delete organization…" })).toBeInTheDocument();
     await userEvent.selectOptions(adaRole, "owner");
+    // Ownership is asked for first (safeguards-organization.test.tsx checks what is said).
+    expect(client.organization.updateMemberRole).not.toHaveBeenCalled();
+    await userEvent.click(within(screen.getByRole("dialog", { name: "Make Ada Admin an owner?" })).getByRole("button", { name: "Make owner" }));
     expect(client.organization.updateMemberRole).toHaveBeenCalledWith({ memberId: "m-ada", role: "owner", organizationId: "org-1" });
     expect(await screen.findByRole("status")).toHaveTextContent("Ada Admin is now owner.");
   });

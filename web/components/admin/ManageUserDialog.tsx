@@ -1,48 +1,43 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import type { components } from "@/lib/api/auth";
 import { authClient } from "@/lib/auth-client";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
-import { useT, type t as translate } from "@/lib/i18n/admin";
+import { useT } from "@/lib/i18n/admin";
 import { resetCache } from "@/lib/session";
 import { Dialog } from "../Dialog";
 import { FormAlert } from "../FormAlert";
 import { Button } from "../Button";
-import { refreshUsers, type AdminUser } from "./hooks";
+import type { BanRequest } from "./actions";
+import { BanSection } from "./BanSection";
+import { ConfirmBan } from "./ConfirmBan";
+import { refreshUserSessions, refreshUsers, type AdminUser } from "./hooks";
+import { TwoFactorSection } from "./TwoFactorSection";
+import { UserFacts } from "./UserFacts";
+import { UserSessions } from "./UserSessions";
 
-const BAN_LENGTHS: { label: Parameters<typeof translate>[0]; seconds: number }[] = [
-  { label: "ban.lengthHour", seconds: 3600 },
-  { label: "ban.lengthDay", seconds: 86400 },
-  { label: "ban.lengthWeek", seconds: 7 * 86400 },
-  { label: "ban.lengthMonth", seconds: 30 * 86400 },
-  { label: "ban.lengthForever", seconds: 0 },
-];
-
-type Action = "role" | "ban" | "unban" | "sessions" | "impersonate" | "two-factor" | "remove";
-
-/** Gatehouse's own route, without a client-plugin method: the user, their second factor off. */
-const resetTwoFactor = (userId: string) =>
-  authClient.$fetch<components["schemas"]["UserResponse"]>("/admin/reset-two-factor", { method: "POST", body: { userId } });
-
-/** Everything an admin does to one user: role, ban, sessions, impersonation, two-step verification, removal. */
-export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefined; onClose: () => void }) {
+/**
+ * Everything an admin does to one user, as `adminId`: see whether their address is verified
+ * and whether they are banned, set their role, ban them, see and end their sessions,
+ * impersonate them, reset their two-step verification, remove them.
+ */
+export function ManageUserDialog({ adminId, user, onClose }: { adminId: string; user: AdminUser | undefined; onClose: () => void }) {
   const t = useT();
   const router = useRouter();
   const [role, setRole] = useState(user?.role ?? "user");
-  const [banReason, setBanReason] = useState("");
-  const [banLength, setBanLength] = useState(0);
+  const [ban, setBan] = useState<BanRequest>();
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const [confirmReset, setConfirmReset] = useState(false);
-  const [busy, setBusy] = useState<Action>();
+  const [busy, setBusy] = useState<string>();
   const [message, setMessage] = useState<{ tone: "error" | "success"; text: string }>();
 
   if (!user) return <Dialog open={false} title="" onClose={onClose}>{null}</Dialog>;
   const userId = user.id;
+  // A ban, a revocation or a reset ends sessions too: both reads go again.
+  const refresh = () => Promise.all([refreshUsers(), refreshUserSessions(userId)]);
 
-  async function run(action: Action, call: () => Promise<{ error: ApiError | null }>, done: string, refresh = true) {
-    setBusy(action);
+  async function run(key: string, call: () => Promise<{ error: ApiError | null }>, done: string, again = true) {
+    setBusy(key);
     setMessage(undefined);
     const { error } = await call();
     setBusy(undefined);
@@ -51,113 +46,50 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
       return false;
     }
     setMessage({ tone: "success", text: done });
-    if (refresh) await refreshUsers();
+    if (again) await refresh();
     return true;
   }
 
-  const banExpiresIn = BAN_LENGTHS[banLength]?.seconds || undefined;
-
   return (
-    <Dialog open title={t("manage.title", { name: user.name || user.email })} onClose={onClose}>
-      <p className="muted">
-        {t("manage.subtitle", { email: user.email, date: formatDate(user.createdAt) })}
-      </p>
-      <FormAlert message={message?.text} tone={message?.tone} />
+    <>
+      <Dialog open title={t("manage.title", { name: user.name || user.email })} onClose={onClose}>
+        <p className="muted">{t("manage.subtitle", { email: user.email, date: formatDate(user.createdAt) })}</p>
+        <FormAlert message={message?.text} tone={message?.tone} />
+        <UserFacts user={user} />
 
-      <section className="dialog-section" aria-labelledby="role-title">
-        <h3 id="role-title">{t("role.title")}</h3>
-        <div className="inline-form">
-          <label htmlFor="manage-role">{t("role.setTo")}</label>
-          <select id="manage-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            <option value="user">{t("role.user")}</option>
-            <option value="admin">{t("role.admin")}</option>
-            {role !== "user" && role !== "admin" ? <option value={role}>{role}</option> : null}
-          </select>
-          <Button
-            tone="secondary"
-            busy={busy === "role"}
-            busyLabel={t("role.saving")}
-            onClick={() => void run("role", () => settle(authClient.admin.setRole({ userId, role: role as "user" })), t("role.saved", { role }))}
-          >
-            {t("role.save")}
-          </Button>
-        </div>
-      </section>
-
-      <section className="dialog-section" aria-labelledby="ban-title">
-        <h3 id="ban-title">{t("ban.title")}</h3>
-        {user.banned ? (
-          <>
-            <p>
-              {user.banReason
-                ? user.banExpires
-                  ? t("ban.statusReasonUntil", { reason: user.banReason, date: formatDate(user.banExpires) })
-                  : t("ban.statusReason", { reason: user.banReason })
-                : user.banExpires
-                  ? t("ban.statusUntil", { date: formatDate(user.banExpires) })
-                  : t("ban.status")}
-            </p>
+        <section className="dialog-section" aria-labelledby="role-title">
+          <h3 id="role-title">{t("role.title")}</h3>
+          <div className="inline-form">
+            <label htmlFor="manage-role">{t("role.setTo")}</label>
+            <select id="manage-role" value={role} onChange={(e) => setRole(e.target.value)}>
+              <option value="user">{t("role.user")}</option>
+              <option value="admin">{t("role.admin")}</option>
+              {role !== "user" && role !== "admin" ? <option value={role}>{role}</option> : null}
+            </select>
             <Button
               tone="secondary"
-              busy={busy === "unban"}
-              busyLabel={t("ban.unbanning")}
-              onClick={() => void run("unban", () => settle(authClient.admin.unbanUser({ userId })), t("ban.unbanned"))}
+              busy={busy === "role"}
+              busyLabel={t("role.saving")}
+              onClick={() => void run("role", () => settle(authClient.admin.setRole({ userId, role: role as "user" })), t("role.saved", { role }))}
             >
-              {t("ban.unban")}
-            </Button>
-          </>
-        ) : (
-          <div className="form">
-            <div className="field">
-              <label htmlFor="ban-reason">{t("ban.reason")}</label>
-              <input id="ban-reason" value={banReason} onChange={(e) => setBanReason(e.target.value)} maxLength={500} />
-            </div>
-            <div className="field">
-              <label htmlFor="ban-length">{t("ban.length")}</label>
-              <select id="ban-length" value={banLength} onChange={(e) => setBanLength(Number(e.target.value))}>
-                {BAN_LENGTHS.map((l, i) => (
-                  <option key={l.label} value={i}>
-                    {t(l.label)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <Button
-              tone="danger"
-              busy={busy === "ban"}
-              busyLabel={t("ban.banning")}
-              onClick={() =>
-                void run(
-                  "ban",
-                  () =>
-                    settle(
-                      authClient.admin.banUser({
-                        userId,
-                        ...(banReason.trim() ? { banReason: banReason.trim() } : {}),
-                        ...(banExpiresIn ? { banExpiresIn } : {}),
-                      }),
-                    ),
-                  t("ban.done"),
-                )
-              }
-            >
-              {t("ban.submit")}
+              {t("role.save")}
             </Button>
           </div>
-        )}
-      </section>
+        </section>
 
-      <section className="dialog-section" aria-labelledby="access-title">
-        <h3 id="access-title">{t("access.title")}</h3>
-        <div className="actions">
-          <Button
-            tone="secondary"
-            busy={busy === "sessions"}
-            busyLabel={t("access.revoking")}
-            onClick={() => void run("sessions", () => settle(authClient.admin.revokeUserSessions({ userId })), t("access.revoked"))}
-          >
-            {t("access.revoke")}
-          </Button>
+        <BanSection
+          user={user}
+          busy={busy}
+          run={run}
+          onAsk={(request) => {
+            setMessage(undefined);
+            setBan(request);
+          }}
+        />
+        <UserSessions adminId={adminId} user={user} busy={busy} run={run} />
+
+        <section className="dialog-section" aria-labelledby="access-title">
+          <h3 id="access-title">{t("access.title")}</h3>
           <Button
             tone="secondary"
             busy={busy === "impersonate"}
@@ -165,8 +97,7 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
             onClick={() =>
               void (async () => {
                 // No refresh of the table: the cookie now belongs to the impersonated user.
-                const ok = await run("impersonate", () => settle(authClient.admin.impersonateUser({ userId })), t("access.impersonating"), false);
-                if (ok) {
+                if (await run("impersonate", () => settle(authClient.admin.impersonateUser({ userId })), t("access.impersonating"), false)) {
                   await resetCache();
                   router.push("/");
                 }
@@ -175,71 +106,46 @@ export function ManageUserDialog({ user, onClose }: { user: AdminUser | undefine
           >
             {t("access.impersonate")}
           </Button>
-        </div>
-      </section>
+        </section>
 
-      <section className="dialog-section" aria-labelledby="two-factor-title">
-        <h3 id="two-factor-title">{t("twoFactor.title")}</h3>
-        <p data-testid="two-factor-status">{user.twoFactorEnabled ? t("twoFactor.on") : t("twoFactor.off")}</p>
-        {!user.twoFactorEnabled ? null : confirmReset ? (
-          <>
-            <p>{t("twoFactor.confirmBody")}</p>
+        <TwoFactorSection user={user} busy={busy} run={run} />
+
+        <section className="dialog-section" aria-labelledby="remove-title">
+          <h3 id="remove-title">{t("remove.title")}</h3>
+          {confirmRemove ? (
             <div className="actions">
               <Button
                 tone="danger"
-                busy={busy === "two-factor"}
-                busyLabel={t("twoFactor.resetting")}
+                busy={busy === "remove"}
+                busyLabel={t("remove.removing")}
                 onClick={() =>
                   void (async () => {
-                    const ok = await run(
-                      "two-factor",
-                      () => settle(resetTwoFactor(userId)),
-                      t("twoFactor.done"),
-                    );
-                    if (ok) setConfirmReset(false);
+                    if (await run("remove", () => settle(authClient.admin.removeUser({ userId })), t("remove.done"))) onClose();
                   })()
                 }
               >
-                {t("twoFactor.confirm")}
+                {t("remove.confirm", { email: user.email })}
               </Button>
-              <button type="button" className="button button-secondary" onClick={() => setConfirmReset(false)}>
-                {t("twoFactor.keep")}
+              <button type="button" className="button button-secondary" onClick={() => setConfirmRemove(false)}>
+                {t("remove.keep")}
               </button>
             </div>
-          </>
-        ) : (
-          <Button tone="danger" busy={false} onClick={() => setConfirmReset(true)}>
-            {t("twoFactor.reset")}
-          </Button>
-        )}
-      </section>
-
-      <section className="dialog-section" aria-labelledby="remove-title">
-        <h3 id="remove-title">{t("remove.title")}</h3>
-        {confirmRemove ? (
-          <div className="actions">
-            <Button
-              tone="danger"
-              busy={busy === "remove"}
-              busyLabel={t("remove.removing")}
-              onClick={() =>
-                void (async () => {
-                  if (await run("remove", () => settle(authClient.admin.removeUser({ userId })), t("remove.done"))) onClose();
-                })()
-              }
-            >
-              {t("remove.confirm", { email: user.email })}
+          ) : (
+            <Button tone="danger" busy={false} onClick={() => setConfirmRemove(true)}>
+              {t("remove.start")}
             </Button>
-            <button type="button" className="button button-secondary" onClick={() => setConfirmRemove(false)}>
-              {t("remove.keep")}
-            </button>
-          </div>
-        ) : (
-          <Button tone="danger" busy={false} onClick={() => setConfirmRemove(true)}>
-            {t("remove.start")}
-          </Button>
-        )}
-      </section>
-    </Dialog>
+          )}
+        </section>
+      </Dialog>
+      <ConfirmBan
+        user={user}
+        ban={ban}
+        onClose={() => setBan(undefined)}
+        onBanned={async () => {
+          setMessage({ tone: "success", text: t("ban.done") });
+          await refresh();
+        }}
+      />
+    </>
   );
 }

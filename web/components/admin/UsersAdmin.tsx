@@ -143,7 +143,7 @@ export function UsersAdmin({ userId }: { userId: string }) {
       </nav>
 
       <CreateUserDialog open={creating} onClose={() => setCreating(false)} />
-      {managing ? <ManageUserDialog key={managing} user={users.find((u) => u.id === managing)} onClose={() => setManaging(undefined)} /> : null}
+      {managing ? <ManageUserDialog key={managing} adminId={userId} user={users.find((u) => u.id === managing)} onClose={() => setManaging(undefined)} /> : null}
     </section>
   );
 }

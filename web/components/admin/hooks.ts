@@ -1,6 +1,6 @@
 "use client";
 import useSWR, { mutate } from "swr";
-import type { UserWithRole } from "better-auth/client/plugins";
+import type { SessionWithImpersonatedBy, UserWithRole } from "better-auth/client/plugins";
 import type { components } from "@/lib/api/auth";
 import { authClient } from "@/lib/auth-client";
 import { unwrap, type ApiError } from "@/lib/errors";
@@ -41,4 +41,27 @@ export function useUsers(userId: string, q: UsersQuery) {
 /** Revalidates every cached page of the users table after an admin action. */
 export function refreshUsers() {
   return mutate((key) => Array.isArray(key) && key[0] === keys.adminUsers("", {})[0]);
+}
+
+/** A session row as `list-user-sessions` answers it (impersonation ones carry the admin's id). */
+export type AdminSession = SessionWithImpersonatedBy;
+
+/**
+ * Every session of `targetId`, expired and impersonation ones too, as `userId` (the admin)
+ * may see them: the ones still running first, newest first.
+ */
+export function useUserSessions(userId: string, targetId: string) {
+  return useSWR<AdminSession[], ApiError>(keys.adminUserSessions(userId, targetId), async () => {
+    const data = await unwrap(authClient.admin.listUserSessions({ userId: targetId }));
+    const now = Date.now();
+    const running = (s: AdminSession) => new Date(s.expiresAt).getTime() > now;
+    return [...(data?.sessions ?? [])].sort(
+      (a, b) => Number(running(b)) - Number(running(a)) || new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime(),
+    );
+  });
+}
+
+/** Reads `targetId`'s sessions again (after a ban, a revocation, a reset that signs them out). */
+export function refreshUserSessions(targetId: string) {
+  return mutate((key) => Array.isArray(key) && key[0] === keys.adminUserSessions("", "")[0] && key[2] === targetId);
 }

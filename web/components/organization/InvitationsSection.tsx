@@ -5,16 +5,18 @@ import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useT } from "@/lib/i18n/organization";
 import { Button } from "../Button";
+import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
 import { refreshOrganizations } from "./hooks";
 import { roleLabel, type RoleName } from "./roles";
 import type { FullOrganization, Invitation } from "./types";
 
-/** Invitations not yet answered: send again (a fresh 48 hours) or cancel. */
+/** Invitations not yet answered: send again (a fresh 48 hours) or cancel (after confirming). */
 export function InvitationsSection({ org }: { org: FullOrganization }) {
   const t = useT();
   const [busy, setBusy] = useState<string>();
   const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
+  const [cancelling, setCancelling] = useState<Invitation>();
   const now = Date.now();
   const pending = org.invitations
     .filter((i) => i.status === "pending" && new Date(i.expiresAt).getTime() > now)
@@ -50,8 +52,14 @@ export function InvitationsSection({ org }: { org: FullOrganization }) {
         ),
       t("invitations.resent", { email: i.email }),
     );
-  const cancel = (i: Invitation) =>
-    run(`cancel-${i.id}`, () => settle(authClient.organization.cancelInvitation({ invitationId: i.id })), t("invitations.cancelled", { email: i.email }));
+  async function cancel(i: Invitation): Promise<ApiError | null> {
+    const { error } = await settle(authClient.organization.cancelInvitation({ invitationId: i.id }));
+    if (error) return error;
+    setNotice({ tone: "success", text: t("invitations.cancelled", { email: i.email }) });
+    setCancelling(undefined);
+    await refreshOrganizations();
+    return null;
+  }
 
   return (
     <section className="card" aria-labelledby="invitations-title">
@@ -77,7 +85,15 @@ export function InvitationsSection({ org }: { org: FullOrganization }) {
                   <Button tone="secondary" busy={busy === `resend-${i.id}`} busyLabel={t("invitations.resending")} onClick={() => void resend(i)} aria-label={t("invitations.resendAria", { email: i.email })}>
                     {t("invitations.resend")}
                   </Button>
-                  <Button tone="danger" busy={busy === `cancel-${i.id}`} busyLabel={t("invitations.cancelling")} onClick={() => void cancel(i)} aria-label={t("invitations.cancelAria", { email: i.email })}>
+                  <Button
+                    tone="danger"
+                    busy={false}
+                    onClick={() => {
+                      setNotice(undefined);
+                      setCancelling(i);
+                    }}
+                    aria-label={t("invitations.cancelAria", { email: i.email })}
+                  >
                     {t("invitations.cancel")}
                   </Button>
                 </div>
@@ -86,6 +102,17 @@ export function InvitationsSection({ org }: { org: FullOrganization }) {
           })}
         </ul>
       )}
+      <ConfirmDialog
+        open={cancelling !== undefined}
+        title={t("invitations.cancelTitle", { email: cancelling?.email ?? "" })}
+        confirmLabel={t("invitations.cancelConfirm")}
+        busyLabel={t("invitations.cancelling")}
+        cancelLabel={t("invitations.keep")}
+        onClose={() => setCancelling(undefined)}
+        onConfirm={() => (cancelling ? cancel(cancelling) : Promise.resolve(null))}
+      >
+        <p>{t("invitations.cancelText", { email: cancelling?.email ?? "", organization: org.name })}</p>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -6,19 +6,22 @@ import { useT } from "@/lib/i18n/organization";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
 import { changeMemberRole, refreshOrganizations } from "./hooks";
-import { ROLE_OPTIONS, mayChange, roleLabel, type Abilities } from "./roles";
+import { ConfirmOwner } from "./ConfirmOwner";
+import { ROLE_OPTIONS, isOwnerRole, mayChange, roleLabel, type Abilities } from "./roles";
 import type { FullOrganization, Member } from "./types";
 
 /**
  * The members: name, email and role. Who may manage members changes a role with its select
- * (saved at once, undone if refused) and removes a member after confirming; an admin cannot
- * touch an owner, and nobody changes themselves here (they leave instead).
+ * (saved at once, undone if refused; making an owner, who gets every right, only after
+ * confirming) and removes a member after confirming; an admin cannot touch an owner, and
+ * nobody changes themselves here (they leave instead).
  */
 export function MembersSection({ org, userId, abilities }: { org: FullOrganization; userId: string; abilities: Abilities }) {
   const t = useT();
   const [notice, setNotice] = useState<{ tone: "error" | "success"; text: string }>();
   const [saving, setSaving] = useState<string>();
   const [removing, setRemoving] = useState<Member>();
+  const [promoting, setPromoting] = useState<Member>();
   const removingWho = removing?.user.name || removing?.user.email;
   const members = [...org.members].sort((a, b) => (a.userId === userId ? -1 : b.userId === userId ? 1 : (a.user.name || a.user.email).localeCompare(b.user.name || b.user.email)));
 
@@ -33,6 +36,15 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
         ? { tone: "error", text: t("members.roleNotChanged", { who, reason: describe(refused) }) }
         : { tone: "success", text: t("members.roleChanged", { who, role, label: roleLabel(role).toLowerCase() }) },
     );
+  }
+
+  // Ownership is every right, deleting the organization included: asked for first. The select
+  // keeps showing the member's role meanwhile (it shows the cached one).
+  function chooseRole(member: Member, role: string) {
+    if (isOwnerRole(role) && !isOwnerRole(member.role)) {
+      setNotice(undefined);
+      setPromoting(member);
+    } else void changeRole(member, role);
   }
 
   return (
@@ -72,7 +84,7 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
                         value={m.role}
                         disabled={saving === m.id}
                         aria-busy={saving === m.id || undefined}
-                        onChange={(e) => void changeRole(m, e.target.value)}
+                        onChange={(e) => chooseRole(m, e.target.value)}
                       >
                         {ROLE_OPTIONS.filter((o) => abilities.assignable.includes(o.value)).map((o) => (
                           <option key={o.value} value={o.value}>
@@ -118,6 +130,19 @@ export function MembersSection({ org, userId, abilities }: { org: FullOrganizati
       >
         <p>{t("members.removeText", { email: removing?.user.email ?? "", organization: org.name })}</p>
       </ConfirmDialog>
+      <ConfirmOwner
+        member={promoting}
+        organization={org.name}
+        onClose={() => setPromoting(undefined)}
+        onConfirm={async (member) => {
+          const refused = await changeMemberRole(userId, org.id, member.id, "owner");
+          if (refused) return refused;
+          const who = member.user.name || member.user.email;
+          setNotice({ tone: "success", text: t("members.roleChanged", { who, role: "owner", label: roleLabel("owner").toLowerCase() }) });
+          setPromoting(undefined);
+          return null;
+        }}
+      />
     </section>
   );
 }

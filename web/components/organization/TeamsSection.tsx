@@ -11,17 +11,20 @@ import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
 import { LoadError } from "../LoadError";
 import { SelectField } from "../SelectField";
-import { refreshOrganizations, refreshSessionAndOrganizations, useTeamMembers } from "./hooks";
+import { ConfirmRemoveTeam } from "./ConfirmRemoveTeam";
+import { refreshOrganizations, useTeamMembers } from "./hooks";
 import type { Abilities } from "./roles";
 import type { FullOrganization, Team } from "./types";
 
 /**
  * The organization's teams. Everyone sees them; who manages the organization creates, renames
- * and removes teams and moves members in and out of them (in each team's dialog).
+ * and removes teams (after confirming) and moves members in and out of them (in each team's
+ * dialog).
  */
 export function TeamsSection({ org, session, abilities }: { org: FullOrganization; session: SessionData; abilities: Abilities }) {
   const t = useT();
   const [openTeam, setOpenTeam] = useState<string>();
+  const [removed, setRemoved] = useState<string>();
   const teams = [...(org.teams ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const activeTeamId = session.session.activeTeamId;
   const team = teams.find((item) => item.id === openTeam);
@@ -29,6 +32,7 @@ export function TeamsSection({ org, session, abilities }: { org: FullOrganizatio
   return (
     <section className="card" aria-labelledby="teams-title">
       <h2 id="teams-title">{t("teams.title")}</h2>
+      <FormAlert message={removed} tone="success" />
       {teams.length === 0 ? (
         <p className="empty">{t("teams.empty")}</p>
       ) : (
@@ -42,7 +46,10 @@ export function TeamsSection({ org, session, abilities }: { org: FullOrganizatio
               <button
                 type="button"
                 className="button button-secondary"
-                onClick={() => setOpenTeam(item.id)}
+                onClick={() => {
+                  setRemoved(undefined);
+                  setOpenTeam(item.id);
+                }}
                 aria-label={abilities.manage ? t("teams.manageAria", { name: item.name }) : t("teams.viewAria", { name: item.name })}
               >
                 {abilities.manage ? t("teams.manage") : t("teams.view")}
@@ -53,7 +60,18 @@ export function TeamsSection({ org, session, abilities }: { org: FullOrganizatio
       )}
       {abilities.manage ? <CreateTeamForm organizationId={org.id} /> : null}
       {team ? (
-        <TeamDialog key={team.id} team={team} org={org} session={session} abilities={abilities} onClose={() => setOpenTeam(undefined)} />
+        <TeamDialog
+          key={team.id}
+          team={team}
+          org={org}
+          session={session}
+          abilities={abilities}
+          onClose={() => setOpenTeam(undefined)}
+          onRemoved={() => {
+            setOpenTeam(undefined);
+            setRemoved(t("removeTeam.done", { name: team.name }));
+          }}
+        />
       ) : null}
     </section>
   );
@@ -93,12 +111,14 @@ function TeamDialog({
   session,
   abilities,
   onClose,
+  onRemoved,
 }: {
   team: Team;
   org: FullOrganization;
   session: SessionData;
   abilities: Abilities;
   onClose: () => void;
+  onRemoved: () => void;
 }) {
   const t = useT();
   const userId = session.user.id;
@@ -147,149 +167,110 @@ function TeamDialog({
     },
   );
 
-  async function remove(): Promise<ApiError | null> {
-    // The server keeps a session's active team from being removed under it: stop it being
-    // active first (the dialog said so).
-    if (isActive) {
-      const { error } = await settle(authClient.organization.setActiveTeam({ teamId: null }));
-      if (error) return error;
-    }
-    const { error } = await settle(authClient.organization.removeTeam({ teamId: team.id, organizationId: org.id }));
-    if (isActive) await refreshSessionAndOrganizations();
-    if (error) return error;
-    onClose();
-    await refreshOrganizations();
-    return null;
-  }
-
   return (
-    <Dialog open title={t("team.dialogTitle", { name: team.name })} onClose={onClose}>
-      <section className="dialog-section" aria-labelledby="team-members-title">
-        <h3 id="team-members-title">{t("team.members")}</h3>
-        <FormAlert message={notice?.text} tone={notice?.tone} />
-        {error ? (
-          error.code === "USER_IS_NOT_A_MEMBER_OF_THE_TEAM" ? (
-            <p className="muted">{t("team.membersHidden")}</p>
-          ) : (
-            <LoadError message={t("team.loadFailed")} error={error} retry={mutate} />
-          )
-        ) : isLoading ? (
-          <ul className="list" aria-label={t("team.loadingAria")}>
-            <li className="skeleton-row" />
-          </ul>
-        ) : teamMembers.length === 0 ? (
-          <p className="empty">{t("team.empty")}</p>
-        ) : (
-          <ul className="list" aria-label={t("team.membersAria", { name: team.name })}>
-            {teamMembers.map((m) => (
-              <li key={m.userId} className="list-row" data-testid="team-member-row">
-                <div>
-                  <strong>{m.user.name || m.user.email}</strong>
-                  <p className="muted break">{m.user.email}</p>
-                </div>
-                {abilities.manage ? (
-                  <Button
-                    tone="secondary"
-                    busy={busy === `remove-${m.userId}`}
-                    busyLabel={t("team.removingMember")}
-                    aria-label={t("team.removeMemberAria", { email: m.user.email })}
-                    onClick={() =>
-                      void run(
-                        `remove-${m.userId}`,
-                        () => settle(authClient.organization.removeTeamMember({ teamId: team.id, userId: m.userId, organizationId: org.id })),
-                        t("team.left", { name: m.user.name || m.user.email, team: team.name }),
-                      )
-                    }
-                  >
-                    {t("team.removeMember")}
-                  </Button>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        )}
-        {abilities.manage && inTeam ? (
-          others.length === 0 ? (
-            <p className="muted">{t("team.everyone")}</p>
-          ) : (
-            <form
-              className="form-row form-row-submit"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void add();
-              }}
-            >
-              <SelectField label={t("team.addLabel")} value={adding} onChange={(e) => setAdding(e.target.value)}>
-                <option value="">{t("team.choose")}</option>
-                {others.map((m) => (
-                  <option key={m.userId} value={m.userId}>
-                    {m.user.name ? `${m.user.name} (${m.user.email})` : m.user.email}
-                  </option>
-                ))}
-              </SelectField>
-              <Button type="submit" tone="secondary" busy={busy === "add"} busyLabel={t("team.adding")} disabled={!adding}>
-                {t("team.add")}
-              </Button>
-            </form>
-          )
-        ) : null}
-      </section>
-
-      {abilities.manage ? (
-        <>
-          <form method="post" className="form dialog-section" onSubmit={(e) => void submitRename(e)} noValidate aria-label={t("team.renameAria")}>
-            <FormAlert message={rename.notice?.text} tone={rename.notice?.tone} />
-            <div className="form-row form-row-submit">
-              <Field label={t("team.name")} autoComplete="off" required {...rename.field("teamName")} onBlur={undefined} />
-              <Button type="submit" tone="secondary" busy={rename.busy} busyLabel={t("team.renaming")}>
-                {t("team.rename")}
-              </Button>
-            </div>
-          </form>
-          <section className="dialog-section" aria-label={t("team.removeAria")}>
-            {confirmRemove ? (
-              <RemoveTeam name={team.name} isActive={isActive} onConfirm={remove} onCancel={() => setConfirmRemove(false)} />
+    <>
+      <Dialog open title={t("team.dialogTitle", { name: team.name })} onClose={onClose}>
+        <section className="dialog-section" aria-labelledby="team-members-title">
+          <h3 id="team-members-title">{t("team.members")}</h3>
+          <FormAlert message={notice?.text} tone={notice?.tone} />
+          {error ? (
+            error.code === "USER_IS_NOT_A_MEMBER_OF_THE_TEAM" ? (
+              <p className="muted">{t("team.membersHidden")}</p>
             ) : (
+              <LoadError message={t("team.loadFailed")} error={error} retry={mutate} />
+            )
+          ) : isLoading ? (
+            <ul className="list" aria-label={t("team.loadingAria")}>
+              <li className="skeleton-row" />
+            </ul>
+          ) : teamMembers.length === 0 ? (
+            <p className="empty">{t("team.empty")}</p>
+          ) : (
+            <ul className="list" aria-label={t("team.membersAria", { name: team.name })}>
+              {teamMembers.map((m) => (
+                <li key={m.userId} className="list-row" data-testid="team-member-row">
+                  <div>
+                    <strong>{m.user.name || m.user.email}</strong>
+                    <p className="muted break">{m.user.email}</p>
+                  </div>
+                  {abilities.manage ? (
+                    <Button
+                      tone="secondary"
+                      busy={busy === `remove-${m.userId}`}
+                      busyLabel={t("team.removingMember")}
+                      aria-label={t("team.removeMemberAria", { email: m.user.email })}
+                      onClick={() =>
+                        void run(
+                          `remove-${m.userId}`,
+                          () => settle(authClient.organization.removeTeamMember({ teamId: team.id, userId: m.userId, organizationId: org.id })),
+                          t("team.left", { name: m.user.name || m.user.email, team: team.name }),
+                        )
+                      }
+                    >
+                      {t("team.removeMember")}
+                    </Button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )}
+          {abilities.manage && inTeam ? (
+            others.length === 0 ? (
+              <p className="muted">{t("team.everyone")}</p>
+            ) : (
+              <form
+                className="form-row form-row-submit"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void add();
+                }}
+              >
+                <SelectField label={t("team.addLabel")} value={adding} onChange={(e) => setAdding(e.target.value)}>
+                  <option value="">{t("team.choose")}</option>
+                  {others.map((m) => (
+                    <option key={m.userId} value={m.userId}>
+                      {m.user.name ? `${m.user.name} (${m.user.email})` : m.user.email}
+                    </option>
+                  ))}
+                </SelectField>
+                <Button type="submit" tone="secondary" busy={busy === "add"} busyLabel={t("team.adding")} disabled={!adding}>
+                  {t("team.add")}
+                </Button>
+              </form>
+            )
+          ) : null}
+        </section>
+
+        {abilities.manage ? (
+          <>
+            <form method="post" className="form dialog-section" onSubmit={(e) => void submitRename(e)} noValidate aria-label={t("team.renameAria")}>
+              <FormAlert message={rename.notice?.text} tone={rename.notice?.tone} />
+              <div className="form-row form-row-submit">
+                <Field label={t("team.name")} autoComplete="off" required {...rename.field("teamName")} onBlur={undefined} />
+                <Button type="submit" tone="secondary" busy={rename.busy} busyLabel={t("team.renaming")}>
+                  {t("team.rename")}
+                </Button>
+              </div>
+            </form>
+            <section className="dialog-section" aria-label={t("team.removeAria")}>
               <Button tone="danger" busy={false} onClick={() => setConfirmRemove(true)}>
                 {t("team.remove")}
               </Button>
-            )}
-          </section>
-        </>
+            </section>
+          </>
+        ) : null}
+      </Dialog>
+      {abilities.manage ? (
+        <ConfirmRemoveTeam
+          open={confirmRemove}
+          team={team}
+          organizationId={org.id}
+          organization={org.name}
+          isActive={isActive}
+          onClose={() => setConfirmRemove(false)}
+          onRemoved={onRemoved}
+        />
       ) : null}
-    </Dialog>
-  );
-}
-
-function RemoveTeam({ name, isActive, onConfirm, onCancel }: { name: string; isActive: boolean; onConfirm: () => Promise<ApiError | null>; onCancel: () => void }) {
-  const t = useT();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  return (
-    <div className="form">
-      <p>{isActive ? t("removeTeam.textActive") : t("removeTeam.text")}</p>
-      <FormAlert message={error} />
-      <div className="actions">
-        <Button
-          tone="danger"
-          busy={busy}
-          busyLabel={t("removeTeam.removing")}
-          onClick={() =>
-            void (async () => {
-              setBusy(true);
-              setError(undefined);
-              const refused = await onConfirm();
-              setBusy(false);
-              if (refused) setError(describe(refused));
-            })()
-          }
-        >
-          {t("removeTeam.confirm", { name })}
-        </Button>
-        <button type="button" className="button button-secondary" onClick={onCancel}>
-          {t("removeTeam.keep")}
-        </button>
-      </div>
-    </div>
+    </>
   );
 }
