@@ -29,6 +29,8 @@ export const keys = {
   endpoints: (userId: string, organizationId: string) => ["billing/endpoints", userId, organizationId] as const,
   billingEvents: (userId: string, organizationId: string, filter: string) => ["billing/events", userId, organizationId, filter] as const,
   billingEvent: (userId: string, organizationId: string, eventId: string) => ["billing/event", userId, organizationId, eventId] as const,
+  adminUserSessions: (userId: string, targetId: string) => ["admin/user-sessions", userId, targetId] as const,
+  userInvitations: (userId: string) => ["org/user-invitations", userId] as const,
 };
 
 /** The signed-in user and session (`null` when signed out), revalidated on focus. */

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { currentTag } from "@/lib/i18n";
 import { codeOfTag } from "@/lib/i18n/languages";
@@ -21,12 +21,38 @@ const checks = {
   username: rules.username,
 };
 
-/** Name, email, password and an optional username, each checked as the user leaves it. */
-export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void | Promise<void>; signInHref: string }) {
+/**
+ * Name, email, password and an optional username, each checked as the user leaves it. From an
+ * invitation, `invitedEmail` is filled in and read-only (the invitation is for that address),
+ * until the user chooses another.
+ */
+export function SignUpForm({
+  onSignedUp,
+  signInHref,
+  invitedEmail,
+}: {
+  onSignedUp: () => void | Promise<void>;
+  signInHref: string;
+  invitedEmail?: string | undefined;
+}) {
   const t = useT();
-  const form = useForm({ name: "", email: "", password: "", username: "" }, checks);
+  const form = useForm({ name: "", email: invitedEmail ?? "", password: "", username: "" }, checks);
   const [verifyFirst, setVerifyFirst] = useState<string>();
+  const [locked, setLocked] = useState(Boolean(invitedEmail));
   const captcha = useCaptcha(["/sign-up/email"]);
+  const { setValues, focus } = form;
+  // The page reads the address after mount (it is static): taken whenever it arrives.
+  useEffect(() => {
+    if (!invitedEmail) return;
+    setValues((values) => ({ ...values, email: invitedEmail }));
+    setLocked(true);
+  }, [invitedEmail, setValues]);
+
+  const unlock = () => {
+    setLocked(false);
+    // The button goes with the hint: the field it freed takes focus.
+    focus("email");
+  };
 
   const submit = form.onSubmit(
     () => {
@@ -74,7 +100,27 @@ export function SignUpForm({ onSignedUp, signInHref }: { onSignedUp: () => void 
       <h1 id="sign-up-title">{t("signUp.title")}</h1>
       <FormAlert message={form.notice?.text} />
       <Field label={t("signUp.name")} autoComplete="name" required {...form.field("name")} />
-      <Field label={t("signUp.email")} type="email" autoComplete="email" autoCapitalize="none" spellCheck={false} required {...form.field("email")} />
+      <Field
+        label={t("signUp.email")}
+        type="email"
+        autoComplete="email"
+        autoCapitalize="none"
+        spellCheck={false}
+        required
+        readOnly={locked}
+        hint={
+          locked
+            ? rich(t("signUp.invitedEmailHint"), {
+                unlock: (text) => (
+                  <button type="button" className="link-button" onClick={unlock}>
+                    {text}
+                  </button>
+                ),
+              })
+            : undefined
+        }
+        {...form.field("email")}
+      />
       <Field
         label={t("signUp.password")}
         type="password"

@@ -7,6 +7,7 @@ import { safeCallback, signInPath, withCallback } from "@/lib/callback";
 import { describe, settle, type ApiError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { useT } from "@/lib/i18n/organization";
+import * as rules from "@/lib/rules";
 import { resetCache, useSession } from "@/lib/session";
 import { Button } from "../Button";
 import { FormAlert } from "../FormAlert";
@@ -35,16 +36,32 @@ export function invitationTokenFrom(location: { search: string }): string | null
   return new URLSearchParams(location.search).get("token") || null;
 }
 
+/**
+ * The invited address, when the page's address names it (`?email=`): the sign-up page it
+ * links to then fills it in. Only a well-formed address counts.
+ */
+export function invitedEmailFrom(location: { search: string }): string | null {
+  const email = new URLSearchParams(location.search).get("email")?.trim();
+  return email && rules.email(email) === undefined ? email : null;
+}
+
+/** `href` with the invited address added (`email=`), when there is one. */
+function withEmail(href: string, email: string | null): string {
+  return email ? `${href}${href.includes("?") ? "&" : "?"}email=${encodeURIComponent(email)}` : href;
+}
+
 /** The invitee's page: sign in first if needed (coming back here), then accept or decline. */
 export function AcceptInvitation() {
   const t = useT();
   const { data: session, error, isLoading, mutate } = useSession();
   const [id, setId] = useState<string | null>();
   const [token, setToken] = useState<string | null>(null);
+  const [email, setEmail] = useState<string | null>(null);
   const [here, setHere] = useState("/");
   useEffect(() => {
     setId(invitationIdFrom(window.location));
     setToken(invitationTokenFrom(window.location));
+    setEmail(invitedEmailFrom(window.location));
     setHere(safeCallback(window.location.pathname + window.location.search));
   }, []);
 
@@ -80,10 +97,10 @@ export function AcceptInvitation() {
         <h1 id="invite-title">{t("accept.signInTitle")}</h1>
         <p>{t("accept.signInText")}</p>
         <div className="actions">
-          <Link className="button button-primary" href={signInPath(here)}>
+          <Link className="button button-primary" href={withEmail(signInPath(here), email)}>
             {t("accept.signIn")}
           </Link>
-          <Link className="button button-secondary" href={withCallback("/sign-up/", here)}>
+          <Link className="button button-secondary" href={withEmail(withCallback("/sign-up/", here), email)}>
             {t("accept.createAccount")}
           </Link>
         </div>

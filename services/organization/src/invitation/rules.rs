@@ -183,7 +183,13 @@ impl Invitations {
                 .as_ref()
                 .map_or_else(|| email.clone(), |u| u.name.clone()),
             language,
-            link_path: format!("{page}/{}?token={token}", invitation.id),
+            // The address too, so a recipient without an account signs up with it (the page
+            // fills it in): it is theirs, they are reading it in their mailbox.
+            link_path: format!(
+                "{page}/{}?token={token}&email={}",
+                invitation.id,
+                url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
+            ),
             expires_in_seconds: i64::try_from(self.rules.invitation_expires_in.as_secs())
                 .unwrap_or(i64::MAX),
             params: [

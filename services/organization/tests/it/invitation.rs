@@ -37,7 +37,8 @@ pub async fn mailed_token(db: &gatehouse_kit::db::Db, invitation_id: &str) -> St
         .iter()
         .filter_map(|(payload,)| {
             let mail = MailRequested::decode(payload.as_slice()).unwrap();
-            mail.link_path.strip_prefix(&prefix).map(str::to_string)
+            let rest = mail.link_path.strip_prefix(&prefix)?;
+            Some(rest.split('&').next().unwrap_or(rest).to_string())
         })
         .next_back()
         .expect("a mail of the invitation")
@@ -111,11 +112,16 @@ async fn an_invitation_is_mailed_resent_and_accepted_once(#[case] backend: Backe
     assert_eq!(mail.kind, i32::from(MailKind::OrganizationInvitation));
     assert_eq!(mail.to, email);
     assert_eq!(mail.name, "Ivan", "an account: their name");
-    let token = mail
+    let (token, address) = mail
         .link_path
         .strip_prefix(&format!("/accept-invitation/{}?token=", invitation.id))
-        .expect("the page, the invitation and its token");
+        .and_then(|rest| rest.split_once("&email="))
+        .expect("the page, the invitation, its token and the invited address");
     assert_eq!(token.len(), 32);
+    assert_eq!(
+        address,
+        url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
+    );
     assert_eq!(mail.params["organization"], "Acme");
     assert_eq!(mail.params["inviter"], "Olga");
     assert_eq!(mail.expires_in_seconds, 172_800);
