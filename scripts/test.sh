@@ -83,8 +83,10 @@ data_dir="$(mktemp -d)"
 export POLAR_WEBHOOK_SECRET="whsec_$(head -c 24 /dev/urandom | base64)"
 # Loopback allowed as a destination: the fan-out suite's receiver listens there.
 # Social sign-ins ask for a second factor too: the two-factor suite checks it.
+# An operator's accent colour, light and dark: the brand suite checks the app wears it (and
+# the accessibility audit that it still reads).
 start_stack "$data_dir" POLAR_WEBHOOK_SECRET="$POLAR_WEBHOOK_SECRET" BILLING_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 \
-  TWO_FACTOR_SOCIAL_SIGN_IN=true
+  TWO_FACTOR_SOCIAL_SIGN_IN=true BRAND_ACCENT='#0f766e' BRAND_ACCENT_DARK='#5eead4'
 gatehouse_pid=$stack_pid
 trap 'kill $gatehouse_pid $stack_pid $oidc_pid 2>/dev/null || true; rm -rf "$data_dir" "${mail_dir:-}" "${st_dir:-}" "$oidc_log"' EXIT
 export GATEHOUSE_URL="http://localhost:$port"

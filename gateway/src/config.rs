@@ -56,6 +56,10 @@ pub struct GatewaySettings {
     pub captcha_endpoints: Vec<String>,
     pub captcha_min_score: f64,
     pub captcha_timeout_ms: u64,
+    pub brand_name: String,
+    pub brand_logo_url: String,
+    pub brand_accent: String,
+    pub brand_accent_dark: String,
 }
 
 impl Default for GatewaySettings {
@@ -94,6 +98,10 @@ impl Default for GatewaySettings {
                 .collect(),
             captcha_min_score: 0.5,
             captcha_timeout_ms: 10_000,
+            brand_name: "Gatehouse".into(),
+            brand_logo_url: String::new(),
+            brand_accent: String::new(),
+            brand_accent_dark: String::new(),
         }
     }
 }
@@ -146,6 +154,8 @@ pub struct GatewayConfig {
     /// may have (`owner`, `admin`, `member` and `ORGANIZATION_ROLES`'s), for the document.
     pub admin_role_names: Vec<String>,
     pub organization_role_names: Vec<String>,
+    /// `BRAND_*`: the product's name, logo and accent colour on the web app.
+    pub brand: crate::brand::Brand,
 }
 
 /// Users' signed tokens (better-auth's jwt plugin: `/token`, get-session's `set-auth-jwt`).
@@ -446,6 +456,12 @@ impl GatewayConfig {
                 "ORGANIZATION_ROLES",
                 BUILT_IN_MEMBER_ROLES,
             ),
+            brand: crate::brand::Brand::from_settings(
+                &s.brand_name,
+                &s.brand_logo_url,
+                &s.brand_accent,
+                &s.brand_accent_dark,
+            )?,
             web_dir: Some(s.web_dir.trim())
                 .filter(|dir| !dir.is_empty())
                 .map(std::path::PathBuf::from),

@@ -4,6 +4,7 @@
 //! in its group (`routes/<group>.rs`), named like the proto service and the service folder.
 
 pub mod body;
+pub mod brand;
 pub mod captcha;
 pub mod client_ip;
 pub mod clients;

@@ -22,6 +22,8 @@ use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
 use tower_http::services::{ServeDir, ServeFile};
 
+use crate::brand::Brand;
+
 /// Pages whose address ends in an id the static export cannot know (the mailed invitation
 /// link, `/accept-invitation/<id>`): `/<page>/<id>` is served the page's own `index.html`,
 /// which reads the id from its address, and `/<page>/<id>/index.txt` its RSC payload (what
@@ -41,7 +43,7 @@ const SCRIPT_HASHES: &str = "csp-script-hashes.txt";
 /// The static app, or `None` when `dir` has no build (the caller serves 404s instead).
 /// `script_sources`: origins whose scripts the pages may load besides their own (the captcha
 /// provider's widget).
-pub fn router(dir: &Path, script_sources: &[&str]) -> Option<Router> {
+pub fn router(dir: &Path, script_sources: &[&str], brand: &Brand) -> Option<Router> {
     if !dir.join("index.html").is_file() {
         return None;
     }
@@ -54,7 +56,7 @@ pub fn router(dir: &Path, script_sources: &[&str]) -> Option<Router> {
         .precompressed_br()
         .precompressed_gzip()
         .not_found_service(not_found);
-    let mut router = Router::new();
+    let mut router = brand_routes(brand);
     for page in PAGES_WITH_AN_ID {
         let index = dir.join(page).join("index.html");
         if index.is_file() {
@@ -80,6 +82,28 @@ pub fn router(dir: &Path, script_sources: &[&str]) -> Option<Router> {
                 headers(csp.clone(), request, next)
             })),
     )
+}
+
+/// `/brand.json` and `/brand.css`: the operator's brand, read at start (revalidated on use,
+/// like the pages, so a restart with another brand shows at once).
+fn brand_routes(brand: &Brand) -> Router {
+    let json = serde_json::to_string(brand).unwrap_or_else(|_| "{}".into());
+    let css = brand.css();
+    Router::new()
+        .route(
+            "/brand.json",
+            axum::routing::get(move || {
+                let json = json.clone();
+                async move { ([(header::CONTENT_TYPE, "application/json")], json) }
+            }),
+        )
+        .route(
+            "/brand.css",
+            axum::routing::get(move || {
+                let css = css.clone();
+                async move { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], css) }
+            }),
+        )
 }
 
 /// The pages' policy: [`CSP`], and scripts from this origin plus exactly the inline scripts the
@@ -222,7 +246,7 @@ mod tests {
     #[tokio::test]
     async fn pages_deep_links_assets_and_misses() {
         let dir = export();
-        let app = router(&dir, &[]).unwrap();
+        let app = router(&dir, &[], &Brand::default()).unwrap();
 
         let home = get(&app, "/", None).await;
         assert_eq!(home.status(), StatusCode::OK);
@@ -250,6 +274,14 @@ mod tests {
         }
         let deeper = get(&app, "/accept-invitation/a/b", None).await;
         assert_eq!(deeper.status(), StatusCode::NOT_FOUND);
+        // The operator's brand, next to the pages (none set: the theme's own colours).
+        let brand = get(&app, "/brand.json", None).await;
+        assert_eq!(brand.status(), StatusCode::OK);
+        assert_eq!(header_of(&brand, header::CACHE_CONTROL), "no-cache");
+        assert_eq!(text(brand).await, r#"{"name":"Gatehouse"}"#);
+        let css = get(&app, "/brand.css", None).await;
+        assert!(header_of(&css, header::CONTENT_TYPE).starts_with("text/css"));
+        assert_eq!(text(css).await, "");
         // …and the page's payload, which the app's router fetches when it navigates there.
         let payload = get(&app, "/accept-invitation/AbC123/index.txt?_rsc=1x2y", None).await;
         assert_eq!(payload.status(), StatusCode::OK);
@@ -305,13 +337,18 @@ mod tests {
     #[tokio::test]
     async fn the_pages_may_load_exactly_their_scripts_and_the_captcha_widget() {
         let dir = export();
-        let plain = get(&router(&dir, &[]).unwrap(), "/", None).await;
+        let plain = get(&router(&dir, &[], &Brand::default()).unwrap(), "/", None).await;
         assert!(
             header_of(&plain, header::CONTENT_SECURITY_POLICY)
                 .ends_with("; script-src 'self' 'sha256-AAAA=' 'sha256-BBBB='")
         );
         let widget = ["https://challenges.cloudflare.com"];
-        let with_widget = get(&router(&dir, &widget).unwrap(), "/", None).await;
+        let with_widget = get(
+            &router(&dir, &widget, &Brand::default()).unwrap(),
+            "/",
+            None,
+        )
+        .await;
         assert!(
             header_of(&with_widget, header::CONTENT_SECURITY_POLICY).ends_with(
                 "; script-src 'self' 'sha256-AAAA=' 'sha256-BBBB=' https://challenges.cloudflare.com"
@@ -326,6 +363,6 @@ mod tests {
 
     #[test]
     fn no_build_means_no_app() {
-        assert!(router(Path::new("/definitely/not/here"), &[]).is_none());
+        assert!(router(Path::new("/definitely/not/here"), &[], &Brand::default()).is_none());
     }
 }

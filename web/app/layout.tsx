@@ -16,6 +16,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <head>
         {/* One stylesheet shared with the gateway's own pages (/api/auth/error). */}
         <link rel="stylesheet" href="/theme.css" />
+        {/* The operator's accent colour (BRAND_ACCENT), served by the gateway: no rebuild. */}
+        <link rel="stylesheet" href="/brand.css" />
       </head>
       <body>
         <noscript>

@@ -23,13 +23,13 @@ const TITLES: Record<string, TitleKey> = {
   "/dev/mailbox/": "title.mailbox",
 };
 
-/** The document's title in the app's language: "<page> · Gatehouse". */
-export function usePageTitle(pathname: string) {
+/** The document's title in the app's language: "<page> · <product>". */
+export function usePageTitle(pathname: string, product: string) {
   const t = useT();
   const path = pathname.endsWith("/") ? pathname : `${pathname}/`;
   // An invitation's link carries its id in the path (`/accept-invitation/<id>/`).
   const key = TITLES[path] ?? (path.startsWith("/accept-invitation/") ? "title.invitation" : "title.notFound");
-  const title = `${t(key)} · Gatehouse`;
+  const title = `${t(key)} · ${product}`;
   useEffect(() => {
     document.title = title;
   }, [title]);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { PASSWORD, expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { PASSWORD, expectHome, signIn, signUpViaApi, uniqueUser, signOut } from "./helpers";
 
 test("change password: the old one stops working, the new one signs in", async ({ page, request }) => {
   const user = uniqueUser("pw");
@@ -19,7 +19,7 @@ test("change password: the old one stops working, the new one signs in", async (
   await form.getByRole("button", { name: "Change password" }).click();
   await expect(form.getByRole("status")).toHaveText("Password changed. Your other sessions were signed out.");
 
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOut(page);
   await expect(page).toHaveURL(/\/sign-in\/$/);
   await signIn(page, user.email, PASSWORD);
   await expect(page.getByLabel("Password", { exact: true })).toHaveAccessibleDescription("Wrong email or password.");

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser, type User } from "./helpers";
+import { expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser, type User, openUserMenu } from "./helpers";
 
 async function openManage(page: Page, target: User) {
   await page.goto("/admin/");
@@ -8,7 +8,8 @@ async function openManage(page: Page, target: User) {
   const row = page.getByTestId("user-row").filter({ hasText: target.email });
   await expect(row).toHaveCount(1);
   await row.getByRole("button", { name: `Manage ${target.email}` }).click();
-  return page.getByRole("dialog");
+  // By name: a confirmation opens as a second dialog beside it.
+  return page.getByRole("dialog", { name: `Manage ${target.name}` });
 }
 
 test("a non-admin does not see the admin area", async ({ page, request }) => {
@@ -29,14 +30,23 @@ test("ban a user, who is then refused at sign-in; unban lets them back", async (
   makeAdmin(admin.email);
   await signIn(page, admin.email);
   await expectHome(page, admin);
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" })).toBeVisible();
+  await expect((await openUserMenu(page)).getByRole("link", { name: "Admin" })).toBeVisible();
 
   let dialog = await openManage(page, target);
-  await dialog.getByLabel("Reason (seen by admins only)", { exact: true }).fill("spamming the forum");
+  // Signed up through the API, never verified, not banned.
+  await expect(dialog.getByTestId("email-status")).toHaveText("Not verified");
+  await expect(dialog.getByTestId("account-status")).toHaveText("Active");
+  await dialog.getByLabel("Reason (optional)", { exact: true }).fill("spamming the forum");
   await dialog.getByLabel("Ban for", { exact: true }).selectOption({ label: "7 days" });
   await dialog.getByRole("button", { name: "Ban user" }).click();
+  // Asked first, with how long, why, and what it does.
+  const confirm = page.getByRole("dialog", { name: `Ban ${target.name}?` });
+  await expect(confirm).toContainText(`Ban ${target.name} for 7 days: every session of theirs ends at once, and they cannot sign in until the ban ends.`);
+  await expect(confirm).toContainText("We mail them to say so, with the reason: “spamming the forum”.");
+  await confirm.getByRole("button", { name: `Yes, ban ${target.name}` }).click();
+  await expect(confirm).toBeHidden();
   await expect(dialog.getByRole("status")).toHaveText("User banned and signed out everywhere.");
-  await expect(dialog.getByText(/Banned: spamming the forum \(until /)).toBeVisible();
+  await expect(dialog.getByTestId("account-status")).toHaveText(/^Banned: spamming the forum \(until /);
   await dialog.getByRole("button", { name: "Close" }).click();
   // Focus goes back to the button that opened the dialog.
   await expect(page.getByRole("button", { name: `Manage ${target.email}` })).toBeFocused();
@@ -115,8 +125,12 @@ test("create a user, revoke their sessions and remove them", async ({ page, brow
   await expectHome(theirs, created);
 
   const dialog = await openManage(page, created);
+  // The session they just started is listed (an admin-made user has no other).
+  await expect(dialog.getByTestId("user-session-row")).toHaveCount(1);
+  await expect(dialog.getByTestId("user-session-row")).toContainText("· signed in ");
   await dialog.getByRole("button", { name: "Revoke all sessions" }).click();
   await expect(dialog.getByRole("status")).toHaveText("All of this user's sessions were revoked.");
+  await expect(dialog.getByText("No sessions: they are not signed in anywhere.")).toBeVisible();
   await theirs.goto("/account/");
   await expect(theirs).toHaveURL(/\/sign-in\//);
 
@@ -148,13 +162,43 @@ test("make a user an admin, whom another admin then cannot ban nor sign out", as
   await expect(dialog.getByRole("status")).toHaveText("Role set to admin.");
   // Admins answer to super-admins (ADMIN_USER_IDS) only: the dialog says so, nothing changes.
   await dialog.getByRole("button", { name: "Ban user" }).click();
-  await expect(dialog.getByRole("alert")).toHaveText("Only a super-admin can ban or unban another admin.");
+  const confirm = page.getByRole("dialog", { name: `Ban ${promoted.name}?` });
+  await confirm.getByRole("button", { name: `Yes, ban ${promoted.name}` }).click();
+  await expect(confirm.getByRole("alert")).toHaveText("Only a super-admin can ban or unban another admin.");
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toBeHidden();
+  await expect(dialog.getByTestId("account-status")).toHaveText("Active");
   await dialog.getByRole("button", { name: "Revoke all sessions" }).click();
   await expect(dialog.getByRole("alert")).toHaveText("Only a super-admin can sign another admin out.");
   await theirs.goto("/account/");
   await expect(theirs).toHaveURL(/\/account\/$/);
   await dialog.getByRole("button", { name: "Close" }).click();
   await expect(page.getByTestId("user-row").filter({ hasText: promoted.email })).not.toContainText("Banned");
+  await other.close();
+});
+
+test("the admin sees a user's sessions and ends one of them", async ({ page, browser, request }) => {
+  const admin = uniqueUser("sess-admin");
+  const target = uniqueUser("sess-target");
+  await signUpViaApi(request, admin);
+  await signUpViaApi(request, target);
+  makeAdmin(admin.email);
+  const other = await browser.newContext();
+  const theirs = await other.newPage();
+  await signIn(theirs, target.email);
+  await expectHome(theirs, target);
+  await signIn(page, admin.email);
+  await expectHome(page, admin);
+
+  const dialog = await openManage(page, target);
+  const sessions = dialog.getByRole("list", { name: `Sessions of ${target.name}` });
+  // Running sessions come first, newest first: the one just started in the other browser.
+  const newest = sessions.getByTestId("user-session-row").first();
+  await expect(newest).toContainText(/· signed in .+ · expires /);
+  await newest.getByRole("button", { name: /^Revoke the .+ session from / }).click();
+  await expect(dialog.getByRole("status")).toHaveText(/^The .+ session was revoked\.$/);
+  await theirs.goto("/account/");
+  await expect(theirs).toHaveURL(/\/sign-in\//);
   await other.close();
 });
 

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { expectHome, signIn, signUpViaApi, uniqueUser, signOut } from "./helpers";
 
 test("sign up, sign out, sign in by email and by username", async ({ page }) => {
   const user = uniqueUser("ada");
@@ -11,13 +11,13 @@ test("sign up, sign out, sign in by email and by username", async ({ page }) => 
   await page.getByRole("button", { name: "Create account" }).click();
   await expectHome(page, user);
 
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOut(page);
   await expect(page).toHaveURL(/\/sign-in\/$/);
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
 
   await signIn(page, user.email);
   await expectHome(page, user);
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOut(page);
   await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
 
   await signIn(page, user.username.toUpperCase());
@@ -61,7 +61,7 @@ test("a signed-out visitor is sent to sign-in and back where they were going", a
   await expect(page.getByRole("heading", { name: "Account", level: 1 })).toBeVisible();
 
   // Only a path on this site is followed after sign-in.
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOut(page);
   // (Navigating before the sign-out finished would abort it, and leave the session alive.)
   await expect(page).toHaveURL(/\/sign-in\/$/);
   await page.goto("/sign-in/?callbackURL=https%3A%2F%2Fevil.example%2F");

@@ -45,6 +45,19 @@ export async function signIn(page: Page, identifier: string, password = PASSWORD
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
+/** Opens the signed-in user's menu (their avatar, top right). */
+export async function openUserMenu(page: Page) {
+  const button = page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: /^Account menu of / });
+  if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
+  return page.getByRole("navigation", { name: "Main" });
+}
+
+/** Signs out through the user's menu. */
+export async function signOut(page: Page) {
+  const menu = await openUserMenu(page);
+  await menu.getByRole("button", { name: "Sign out", exact: true }).click();
+}
+
 export async function expectHome(page: Page, user: User) {
   await expect(page.getByRole("heading", { name: `Welcome, ${user.name}` })).toBeVisible();
   await expect(page).toHaveURL(/\/$/);

@@ -75,7 +75,8 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   await theirs.getByRole("link", { name: "Create account" }).click();
   await expect(theirs).toHaveURL(/\/sign-up\/\?callbackURL=%2Faccept-invitation%2F/);
   await theirs.getByLabel("Name", { exact: true }).fill(invitee.name);
-  await theirs.getByLabel("Email", { exact: true }).fill(invitee.email);
+  // The mailed link names the address: the form has it, locked.
+  await expect(theirs.getByLabel("Email", { exact: true })).toHaveValue(invitee.email);
   await theirs.getByLabel("Password", { exact: true }).fill(invitee.password);
   await theirs.getByRole("button", { name: "Create account" }).click();
 
@@ -204,7 +205,12 @@ test("the owner cannot leave alone; resends and cancels an invitation, edits the
     const { mails } = (await (await page.request.get(`/api/dev/mailbox?to=${encodeURIComponent(invitee)}`)).json()) as { mails: unknown[] };
     return mails.length;
   }).toBe(2);
+  // Cancelling asks first: the mailed link stops working.
   await pending.getByRole("button", { name: `Cancel the invitation to ${invitee}` }).click();
+  const cancel = page.getByRole("dialog", { name: `Cancel the invitation to ${invitee}?` });
+  await expect(cancel).toContainText(`The link mailed to ${invitee} stops working at once.`);
+  await cancel.getByRole("button", { name: "Cancel invitation" }).click();
+  await expect(cancel).toBeHidden();
   await expect(pending.getByRole("status")).toHaveText(`The invitation to ${invitee} was cancelled.`);
   await expect(pending.getByText("No pending invitations.")).toBeVisible();
 
@@ -232,6 +238,57 @@ test("the owner cannot leave alone; resends and cancels an invitation, edits the
   await expect(page.getByRole("button", { name: `Open ${taken.name}` })).toBeVisible();
   await expect(page.getByRole("button", { name: `Open ${renamed.name}` })).toHaveCount(0);
   await ownerApi.dispose();
+});
+
+test("making an owner and removing a team each ask first, saying what follows", async ({ page, playwright, request }) => {
+  const owner = uniqueUser("org-giver");
+  const member = uniqueUser("org-heir");
+  const ownerApi = await apiAs(playwright, owner);
+  const org = await organizationWith(ownerApi, [member.email]);
+  const memberApi = await apiAs(playwright, member);
+  const token = new URL(await mailedLink(request, member.email, "organization-invitation")).searchParams.get("token");
+  const accepted = await memberApi.post("/api/auth/organization/accept-invitation", { data: { invitationId: org.invitations[member.email], token } });
+  expect(accepted.status(), await accepted.text()).toBe(200);
+  await signIn(page, owner.email);
+  await expectHome(page, owner);
+  await openOrganization(page, org.name);
+
+  // Ownership: every right, deleting the organization included. Cancelled, nothing changes.
+  const members = page.getByRole("region", { name: "Members" });
+  const role = members.getByRole("combobox", { name: `Role of ${member.name}` });
+  await role.selectOption("owner");
+  const promote = page.getByRole("dialog", { name: `Make ${member.name} an owner?` });
+  await expect(promote).toContainText(`${member.name} gets every right in ${org.name}`);
+  await expect(promote).toContainText("deleting the organization");
+  await promote.getByRole("button", { name: "Cancel" }).click();
+  await expect(promote).toBeHidden();
+  await expect(role).toHaveValue("member");
+  await role.selectOption("owner");
+  await promote.getByRole("button", { name: "Make owner" }).click();
+  await expect(promote).toBeHidden();
+  await expect(members.getByRole("status")).toHaveText(`${member.name} is now owner.`);
+  await page.reload();
+  await expect(page.getByRole("region", { name: "Members" }).getByRole("combobox", { name: `Role of ${member.name}` })).toHaveValue("owner");
+
+  // A team of its own (an organization keeps at least one), removed after confirming.
+  const teams = page.getByRole("region", { name: "Teams" });
+  await teams.getByLabel("Team name", { exact: true }).fill("Research");
+  await teams.getByRole("button", { name: "Create team" }).click();
+  await teams.getByRole("button", { name: "Manage team Research" }).click();
+  const team = page.getByRole("dialog", { name: "Team Research" });
+  await team.getByRole("button", { name: "Remove team…" }).click();
+  const remove = page.getByRole("dialog", { name: "Remove team Research?" });
+  await expect(remove).toContainText(`Its members stay in ${org.name} but leave the team`);
+  await remove.getByRole("button", { name: "Keep it" }).click();
+  await expect(remove).toBeHidden();
+  await expect(team).toBeVisible();
+  await team.getByRole("button", { name: "Remove team…" }).click();
+  await remove.getByRole("button", { name: "Yes, remove Research" }).click();
+  await expect(team).toBeHidden();
+  await expect(teams.getByText("Team Research removed.")).toBeVisible();
+  await expect(teams.getByRole("button", { name: "Manage team Research" })).toHaveCount(0);
+  await ownerApi.dispose();
+  await memberApi.dispose();
 });
 
 test("the invitation page explains a link meant for someone else, and one that no longer works", async ({ page, playwright }) => {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { apiAs, expectAccessible, expectHome, mailedLink, makeAdmin, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { apiAs, expectAccessible, expectHome, mailedLink, makeAdmin, signIn, signUpViaApi, uniqueUser, openUserMenu } from "./helpers";
 
 test("every screen passes axe-core with no serious or critical violations", async ({ page, request, playwright }) => {
   test.slow();
@@ -146,8 +146,7 @@ test("a phone-width screen needs no sideways scrolling", async ({ browser, reque
   await expect(page.getByRole("button", { name: "Personal account" })).toBeInViewport();
   expect(await overflow(), "switcher").toBeLessThanOrEqual(0);
   await page.keyboard.press("Escape");
-  await page.getByRole("button", { name: "Menu" }).click();
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" })).toBeInViewport();
+  await expect((await openUserMenu(page)).getByRole("button", { name: "Sign out" })).toBeInViewport();
   expect(await overflow(), "menu").toBeLessThanOrEqual(0);
   for (const path of ["/organization/create/", "/accept-invitation/an-invitation-id"]) {
     await page.goto(path);

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { expectHome, signIn, signUpViaApi, uniqueUser, signOut } from "./helpers";
 
 // The test run's OpenID provider (tests/oidc-provider, `test-oidc`) signs in its default user
 // without a person at the keyboard: Alice, whose address it has verified.
@@ -34,7 +34,7 @@ test("the account page links a provider (refused here: another address) and keep
   await expect(methods.getByTestId("account-row")).toHaveText(["Password"]);
 
   // Alice, who only signs in through the provider, is not offered to remove it.
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOut(page);
   await page.getByRole("button", { name: "Continue with test-oidc" }).click();
   await expect(page.getByRole("heading", { name: "Welcome, Alice Example" })).toBeVisible({ timeout: 15_000 });
   await page.goto("/account/");

@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import jsQR from "jsqr";
 import { Secret, TOTP } from "otpauth";
 import { PNG } from "pngjs";
-import { PASSWORD, expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, type User } from "./helpers";
+import { PASSWORD, expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, type User, signOut as signOutByMenu } from "./helpers";
 
 /**
  * The code an authenticator app shows `steps` periods (30 s) from now. The server takes each
@@ -57,7 +57,7 @@ async function saveBackupCodes(page: Page): Promise<string[]> {
 }
 
 async function signOut(page: Page) {
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await signOutByMenu(page);
   await expect(page).toHaveURL(/\/sign-in\/$/);
 }
 

@@ -207,7 +207,11 @@ pub fn router(state: AppState) -> Router {
         .with_state(state.clone());
     let web = state.config.web_dir.as_deref().and_then(|dir| {
         let widget = state.config.captcha.as_ref();
-        let app = crate::web::router(dir, widget.map_or(&[], |c| c.provider.script_sources()));
+        let app = crate::web::router(
+            dir,
+            widget.map_or(&[], |c| c.provider.script_sources()),
+            &state.config.brand,
+        );
         if app.is_none() {
             tracing::warn!(
                 web_dir = %dir.display(),
