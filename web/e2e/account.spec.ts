@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { PASSWORD, expectHome, signIn, signUpViaApi, uniqueUser, signOut } from "./helpers";
+import { PASSWORD, expectHome, signIn, signUpViaApi, uniqueUser, signOut, openAccountSection } from "./helpers";
 
 test("change password: the old one stops working, the new one signs in", async ({ page, request }) => {
   const user = uniqueUser("pw");
@@ -7,6 +7,7 @@ test("change password: the old one stops working, the new one signs in", async (
   await signIn(page, user.email);
   await expectHome(page, user);
   await page.getByRole("link", { name: "Account" }).first().click();
+  await openAccountSection(page, "Security");
 
   const form = page.getByRole("form", { name: "Change password" });
   await form.getByLabel("Current password", { exact: true }).fill("not-my-password");
@@ -61,7 +62,7 @@ test("revoke another session, opened in a second browser", async ({ browser, req
   await signIn(b, user.email);
   await expectHome(b, user);
 
-  await a.goto("/account/");
+  await openAccountSection(a, "Sessions");
   const sessions = a.getByRole("region", { name: "Active sessions" });
   // The API sign-up's session, the phone's and this one.
   await expect(sessions.getByTestId("session-row")).toHaveCount(3);

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser, type User, openUserMenu } from "./helpers";
+import { expectHome, makeAdmin, signIn, signUpViaApi, uniqueUser, type User, openUserMenu, openAccountSection } from "./helpers";
 
 async function openManage(page: Page, target: User) {
   await page.goto("/admin/");
@@ -84,11 +84,14 @@ test("impersonate a user with a banner that stays, then stop", async ({ page, re
   await expect(page.getByRole("region", { name: "Impersonation" })).toBeVisible();
   await expect(page.getByRole("form", { name: "Profile" })).toContainText(target.email);
   // Nothing here may sign the real user out or change their password.
-  await expect(page.getByRole("note")).toContainText("You are impersonating this user");
-  await expect(page.getByRole("button", { name: "Sign out all other sessions" })).toHaveCount(0);
-  await expect(page.getByRole("form", { name: "Change password" })).toHaveCount(0);
   await expect(page.getByRole("region", { name: "Email address" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Delete account…" })).toHaveCount(0);
+  await openAccountSection(page, "Sessions");
+  await expect(page.getByRole("note")).toContainText("You are impersonating this user");
+  await expect(page.getByRole("button", { name: "Sign out all other sessions" })).toHaveCount(0);
+  await openAccountSection(page, "Security");
+  await expect(page.getByRole("form", { name: "Change password" })).toHaveCount(0);
+  await expect(page.getByRole("navigation", { name: "Account sections" }).getByRole("link", { name: "API keys" })).toHaveCount(0);
 
   await page.getByRole("button", { name: "Stop impersonating" }).click();
   await expect(page).toHaveURL(/\/admin\/$/);

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
-import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, openAccountSection } from "./helpers";
 
 /** `curl` against get-session with the key, as a script would call the API: the JSON answer. */
 function curlSession(key: string): { status: string; body: string } {
@@ -18,7 +18,7 @@ test("create an API key in the app, use it with curl, then turn it off and delet
   await signUpViaApi(request, user);
   await signIn(page, user.email);
   await expectHome(page, user);
-  await page.goto("/account/");
+  await openAccountSection(page, "API keys");
 
   const section = page.getByRole("region", { name: "API keys" });
   await expect(section.getByText("No API keys yet.")).toBeVisible();

@@ -4,7 +4,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, openAccountSection } from "./helpers";
 
 /** A seller's receiver on loopback (the stack under test may reach it): answers 204, keeps each request. */
 async function receiver() {
@@ -175,7 +175,7 @@ test("a customer sees their subscription, benefits and usage on their account pa
   await signUpViaApi(request, customer);
   await signIn(page, customer.email);
   await expectHome(page, customer);
-  await page.goto("/account/");
+  await openAccountSection(page, "Billing");
   const billing = page.getByRole("region", { name: "Billing" });
   await expect(billing.getByText("No subscriptions or benefits yet.")).toBeVisible();
 

@@ -52,6 +52,14 @@ export async function openUserMenu(page: Page) {
   return page.getByRole("navigation", { name: "Main" });
 }
 
+/** Opens a section of the account page (its own navigation; `/account/` first if elsewhere). */
+export async function openAccountSection(page: Page, section: "Profile" | "Security" | "Sessions" | "API keys" | "Billing") {
+  if (new URL(page.url()).pathname !== "/account/") await page.goto("/account/");
+  const link = page.getByRole("navigation", { name: "Account sections" }).getByRole("link", { name: section, exact: true });
+  await link.click();
+  await expect(link).toHaveAttribute("aria-current", "page");
+}
+
 /** Signs out through the user's menu. */
 export async function signOut(page: Page) {
   const menu = await openUserMenu(page);

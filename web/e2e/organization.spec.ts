@@ -275,7 +275,7 @@ test("making an owner and removing a team each ask first, saying what follows", 
   await teams.getByLabel("Team name", { exact: true }).fill("Research");
   await teams.getByRole("button", { name: "Create team" }).click();
   await teams.getByRole("button", { name: "Manage team Research" }).click();
-  const team = page.getByRole("dialog", { name: "Team Research" });
+  const team = page.getByRole("dialog", { name: "Team Research", exact: true });
   await team.getByRole("button", { name: "Remove team…" }).click();
   const remove = page.getByRole("dialog", { name: "Remove team Research?" });
   await expect(remove).toContainText(`Its members stay in ${org.name} but leave the team`);

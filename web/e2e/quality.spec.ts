@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { apiAs, expectAccessible, expectHome, mailedLink, makeAdmin, signIn, signUpViaApi, uniqueUser, openUserMenu } from "./helpers";
+import { apiAs, expectAccessible, expectHome, mailedLink, makeAdmin, signIn, signUpViaApi, uniqueUser, openUserMenu, openAccountSection } from "./helpers";
 
 test("every screen passes axe-core with no serious or critical violations", async ({ page, request, playwright }) => {
   test.slow();
@@ -41,7 +41,7 @@ test("every screen passes axe-core with no serious or critical violations", asyn
   await signIn(page, admin.email);
   await expectHome(page, admin);
   await expectAccessible(page, "home");
-  await page.goto("/account/");
+  await openAccountSection(page, "Sessions");
   await expect(page.getByRole("region", { name: "Active sessions" }).getByTestId("session-row").first()).toBeVisible();
   await expectAccessible(page, "account");
   await page.goto("/admin/");

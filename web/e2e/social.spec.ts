@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectHome, signIn, signUpViaApi, uniqueUser, signOut } from "./helpers";
+import { expectHome, signIn, signUpViaApi, uniqueUser, signOut, openAccountSection } from "./helpers";
 
 // The test run's OpenID provider (tests/oidc-provider, `test-oidc`) signs in its default user
 // without a person at the keyboard: Alice, whose address it has verified.
@@ -24,12 +24,12 @@ test("the account page links a provider (refused here: another address) and keep
   await signUpViaApi(request, user);
   await signIn(page, user.email);
   await expectHome(page, user);
-  await page.goto("/account/");
+  await openAccountSection(page, "Security");
   const methods = page.getByRole("region", { name: "Sign-in methods" });
   await expect(methods.getByTestId("account-row")).toHaveText(["Password"]);
   await methods.getByRole("button", { name: "Link test-oidc" }).click();
   // The provider signs in Alice, whose address is not this user's.
-  await expect(page).toHaveURL(/\/account\/\?error=email_does_not_match/, { timeout: 15_000 });
+  await expect(page).toHaveURL(/\/account\/\?section=security&error=email_does_not_match/, { timeout: 15_000 });
   await expect(methods.getByRole("alert")).toContainText("another email address");
   await expect(methods.getByTestId("account-row")).toHaveText(["Password"]);
 
@@ -37,7 +37,7 @@ test("the account page links a provider (refused here: another address) and keep
   await signOut(page);
   await page.getByRole("button", { name: "Continue with test-oidc" }).click();
   await expect(page.getByRole("heading", { name: "Welcome, Alice Example" })).toBeVisible({ timeout: 15_000 });
-  await page.goto("/account/");
+  await page.goto("/account/#security");
   await expect(methods.getByTestId("account-row")).toHaveCount(1);
   await expect(methods.getByRole("button", { name: /Unlink/ })).toHaveCount(0);
 });

@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import jsQR from "jsqr";
 import { Secret, TOTP } from "otpauth";
 import { PNG } from "pngjs";
-import { PASSWORD, expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, type User, signOut as signOutByMenu } from "./helpers";
+import { PASSWORD, expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, type User, signOut as signOutByMenu, openAccountSection } from "./helpers";
 
 /**
  * The code an authenticator app shows `steps` periods (30 s) from now. The server takes each
@@ -25,7 +25,7 @@ async function scanQrCode(page: Page): Promise<string> {
 async function turnOn(page: Page, user: User): Promise<string> {
   await signIn(page, user.email);
   await expectHome(page, user);
-  await page.goto("/account/");
+  await openAccountSection(page, "Security");
   const section = page.getByRole("region", { name: "Two-step verification" });
   await expect(section.getByTestId("two-factor-status")).toHaveText(/^Off/);
   await section.getByLabel("Password", { exact: true }).fill(PASSWORD);
@@ -108,6 +108,7 @@ test("turn on with the QR code, sign in with the app's code, and a trusted brows
   await page.getByLabel("Trust this device for 30 days").check();
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page).toHaveURL(/\/account\/$/);
+  await openAccountSection(page, "Security");
   await expect(page.getByRole("region", { name: "Two-step verification" }).getByTestId("two-factor-status")).toHaveText(/^On/);
 
   // A browser restart: a new context with only the cookies that outlive the browser.
@@ -157,7 +158,7 @@ test("a backup code signs in once; turned off, the password alone signs in", asy
   await page.getByRole("button", { name: "Verify" }).click();
   await expectHome(page, user);
 
-  await page.goto("/account/");
+  await openAccountSection(page, "Security");
   const section = page.getByRole("region", { name: "Two-step verification" });
   await section.getByRole("button", { name: "Regenerate backup codes" }).click();
   await section.getByLabel("Password", { exact: true }).fill(PASSWORD);

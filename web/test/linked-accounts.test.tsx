@@ -34,7 +34,11 @@ describe("LinkedAccounts", () => {
     expect(rows[0]).toHaveTextContent("Password");
     expect(screen.queryByRole("button", { name: /Unlink/ })).toBeNull();
     await userEvent.click(await screen.findByRole("button", { name: "Link Test ID" }));
-    expect(client.linkSocial).toHaveBeenCalledWith({ provider: "test-oidc", callbackURL: "/account/", errorCallbackURL: "/account/" });
+    expect(client.linkSocial).toHaveBeenCalledWith({
+      provider: "test-oidc",
+      callbackURL: "/account/?section=security",
+      errorCallbackURL: "/account/?section=security",
+    });
   });
 
   it("unlinks a provider by the account's id and shows the list again", async () => {

@@ -9,7 +9,8 @@ import { LoadError } from "../LoadError";
 import { useSocialProviders } from "../auth/hooks";
 import { useLinkedAccounts } from "./hooks";
 
-const PAGE = "/account/";
+// Back to this section of the account page (a fragment would not survive the provider's trip).
+const PAGE = "/account/?section=security";
 
 /**
  * How the user signs in: the password and each linked provider, with unlink (never for the
