@@ -37,6 +37,21 @@ test("a new user signs in through the provider and lands on the new-user page", 
   assert.deepEqual(accounts.data.map((a) => a.providerId), [PROVIDER]);
 });
 
+test("a new user from a Polish browser gets Polish (Gatehouse's user.language, the mails' language)", async () => {
+  const browser = newBrowser();
+  const email = uniqueEmail("social-pl");
+  const { location } = await signInSocial(browser, {
+    loginHint: email,
+    callbackURL: "/dashboard",
+    fetchOptions: { headers: { "accept-language": "pl-PL,pl;q=0.9,en;q=0.5" } },
+  });
+  assert.equal(location, "/dashboard");
+  const session = await browser.client.getSession();
+  assert.equal(session.data.user.email, email);
+  if (GATEHOUSE) assert.equal(session.data.user.language, 15, "Polish, the platform's code 15");
+  else assert.equal(session.data.user.language, undefined, "better-auth has no such field");
+});
+
 test("a returning user is signed in to the same account and goes to the callback URL", async () => {
   const email = uniqueEmail("social-back");
   const first = newBrowser();

@@ -166,6 +166,7 @@ impl IdTokenBody {
         provider_id: String,
         request_sign_up: bool,
         link_user_id: Option<String>,
+        language: i32,
     ) -> identity_pb::SignInWithIdTokenRequest {
         let _not_kept = (self.refresh_token, self.expires_at, self.user);
         identity_pb::SignInWithIdTokenRequest {
@@ -175,6 +176,7 @@ impl IdTokenBody {
             access_token: self.access_token,
             request_sign_up,
             link_user_id,
+            language: Some(language),
         }
     }
 }
@@ -206,7 +208,12 @@ async fn sign_in_social(
         let signed_in = state
             .social
             .clone()
-            .sign_in_with_id_token(id_token.request(body.provider, request_sign_up, None))
+            .sign_in_with_id_token(id_token.request(
+                body.provider,
+                request_sign_up,
+                None,
+                meta.language(),
+            ))
             .await?
             .into_inner();
         let user = signed_in.user.ok_or(base::FAILED_TO_CREATE_SESSION)?;
@@ -228,6 +235,7 @@ async fn sign_in_social(
             login_hint: body.login_hint,
             additional_params: additional_params.into_iter().collect(),
             request_sign_up: body.request_sign_up.unwrap_or(false),
+            language: Some(meta.language()),
             ..Default::default()
         },
         body.disable_redirect.unwrap_or(false),
@@ -347,13 +355,20 @@ pub struct LinkedResponse {
         BodyErrors))]
 async fn link_social(
     State(state): State<AppState>,
-    Input { body, auth, .. }: Input<LinkSocialBody, Session>,
+    Input {
+        body, auth, meta, ..
+    }: Input<LinkSocialBody, Session>,
 ) -> Result<Reply, ApiError> {
     if let Some(id_token) = body.id_token {
         state
             .social
             .clone()
-            .sign_in_with_id_token(id_token.request(body.provider, false, Some(auth.user.id)))
+            .sign_in_with_id_token(id_token.request(
+                body.provider,
+                false,
+                Some(auth.user.id),
+                meta.language(),
+            ))
             .await?;
         return Ok(Reply::json(&LinkedResponse {
             url: String::new(),

@@ -73,6 +73,7 @@ impl SocialService for Social {
                 request_sign_up: r.request_sign_up,
                 redirect_uri: r.redirect_uri,
                 link_user_id: nonempty(r.link_user_id),
+                language: r.language,
             })
             .await?;
         Ok(Response::new(pb::StartSocialSignInResponse { url, state }))
@@ -156,6 +157,7 @@ impl SocialService for Social {
             nonce: nonempty(r.nonce),
             access_token: nonempty(r.access_token),
             request_sign_up: r.request_sign_up,
+            language: r.language,
         };
         if let Some(user_id) = nonempty(r.link_user_id) {
             let user = crate::user::store::get(&self.db, &user_id)

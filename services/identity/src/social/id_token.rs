@@ -21,6 +21,8 @@ pub struct IdTokenSignIn {
     /// the id token has none).
     pub access_token: Option<String>,
     pub request_sign_up: bool,
+    /// The caller's language (a platform code): a new user's.
+    pub language: Option<i32>,
 }
 
 impl Social {
@@ -87,6 +89,7 @@ impl Social {
         let (provider, profile) = self.verified(&sign_in).await?;
         let pending = Pending {
             request_sign_up: sign_in.request_sign_up,
+            language: sign_in.language,
             ..Default::default()
         };
         let tokens = Self::id_token_tokens(&sign_in);

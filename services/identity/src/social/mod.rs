@@ -49,6 +49,8 @@ pub struct Start {
     pub redirect_uri: String,
     /// Link the provider's account to this user instead of signing in.
     pub link_user_id: Option<String>,
+    /// The browser's language (a platform code): a new user's.
+    pub language: Option<i32>,
 }
 
 /// A link flow's user, as they were when it started.
@@ -74,6 +76,9 @@ struct Pending {
     /// What the sign-in asked for: the grant, when the provider does not name it.
     #[serde(default)]
     scopes: Vec<String>,
+    /// The browser's language at the start (a platform code): a new user's.
+    #[serde(default)]
+    language: Option<i32>,
 }
 
 /// The provider's callback.
@@ -202,6 +207,7 @@ impl Social {
             nonce,
             request_sign_up: start.request_sign_up,
             scopes,
+            language: start.language,
         };
         let data = serde_json::to_string(&pending)
             .map_err(|e| IdentityError::internal("social state", base::INTERNAL_SERVER_ERROR, e))?;
@@ -466,7 +472,11 @@ impl Social {
             image: profile.image.clone(),
             username: None,
             display_username: None,
-            language: gatehouse_kit::language::Language::DEFAULT.code(),
+            // The browser's language when it is one of ours, else the platform's default.
+            language: pending
+                .language
+                .and_then(|code| crate::user::language(code).ok())
+                .unwrap_or(gatehouse_kit::language::Language::DEFAULT.code()),
         };
         let extras = crate::email_password::store::Extras {
             email_verified: profile.email_verified,

@@ -206,11 +206,17 @@ async fn a_new_user_is_created_once_and_signed_in_again_later(#[case] backend: B
     let provider = OidcProvider::start().await;
     let social = provider.social(&t, "", &[]);
 
-    let callback = at_provider(&social, start("ann@example.com")).await;
+    // Started from a German browser: the new user's mails (and the app) speak German.
+    let german = Start {
+        language: Some(6),
+        ..start("ann@example.com")
+    };
+    let callback = at_provider(&social, german).await;
     let (user, new_user, redirect_to) = signed_in(social.finish(callback).await.unwrap());
     assert!(new_user);
     assert_eq!(redirect_to, "/welcome");
     assert_eq!(user.email, "ann@example.com");
+    assert_eq!(user.language, 6);
     assert!(user.email_verified, "the provider verified the address");
     assert_eq!(user.name, "Ann");
     let (provider_id, account_id): (String, String) =
