@@ -1,9 +1,12 @@
 "use client";
+import Link from "next/link";
 import { useEffect, useState } from "react";
 
 export interface Section<K extends string> {
   key: K;
   label: string;
+  /** A section that is a page of its own (the organization's billing): linked, never current here. */
+  href?: string;
 }
 
 /**
@@ -30,16 +33,20 @@ export function useSection<K extends string>(keys: readonly K[]): K {
   return current;
 }
 
-/** The sections' own navigation: links to `#key`, the current one marked for screen readers. */
+/** The sections' own navigation: links to `#key` (or a page's `href`), the current one marked for screen readers. */
 export function SectionNav<K extends string>({ label, sections, current }: { label: string; sections: Section<K>[]; current: K }) {
   return (
     <nav aria-label={label} className="section-nav">
       <ul>
         {sections.map((section) => (
           <li key={section.key}>
-            <a href={`#${section.key}`} aria-current={section.key === current ? "page" : undefined}>
-              {section.label}
-            </a>
+            {section.href ? (
+              <Link href={section.href}>{section.label}</Link>
+            ) : (
+              <a href={`#${section.key}`} aria-current={section.key === current ? "page" : undefined}>
+                {section.label}
+              </a>
+            )}
           </li>
         ))}
       </ul>

@@ -47,7 +47,7 @@ async function openOwnBilling(page: Page) {
   await page.getByLabel("Name", { exact: true }).fill(`Seller ${id}`);
   await page.getByRole("button", { name: "Create organization" }).click();
   await expect(page.getByRole("heading", { name: `Seller ${id}`, level: 1 })).toBeVisible();
-  await page.getByRole("link", { name: "Open billing" }).click();
+  await page.getByRole("navigation", { name: "Organization sections" }).getByRole("link", { name: "Billing", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Billing", level: 1 })).toBeVisible();
 }
 
@@ -100,6 +100,7 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
     await edit.getByRole("button", { name: "Save changes" }).click();
     await expect(edit.getByLabel("Endpoint URL")).toHaveAttribute("aria-invalid", "true");
     await expect(edit.getByText("Enter an absolute http or https address.")).toBeVisible();
+    await expectAccessible(page, "billing: edit endpoint with a refused URL");
     await edit.getByLabel("Endpoint URL").fill(hooks.url);
     await edit.getByLabel("Description (optional)").fill("Orders and refunds");
     await edit.getByRole("button", { name: "Save changes" }).click();
@@ -142,6 +143,8 @@ test("an owner registers an endpoint, reveals its secret, sends a test event and
     await expect(row.getByTestId("endpoint-state")).toHaveText("disabled");
     await expect(row.getByRole("button", { name: "Send test event" })).toBeDisabled();
     await row.getByRole("button", { name: `Remove ${hooks.url}` }).click();
+    await expect(page.getByRole("dialog")).toBeVisible();
+    await expectAccessible(page, "billing: remove endpoint confirmation");
     await page.getByRole("dialog").getByRole("button", { name: "Remove endpoint" }).click();
     await expect(page.getByText("No endpoints yet.")).toBeVisible();
   } finally {
@@ -286,6 +289,7 @@ test("the billing page fits a 390 px phone, long URLs, secrets and payloads incl
     await row.getByRole("button", { name: `Edit ${url}` }).click();
     await expect(page.getByRole("dialog", { name: "Edit endpoint" })).toBeVisible();
     await expectFitsWidth(page, "edit dialog");
+    await expectAccessible(page, "billing on a phone: edit dialog");
     await page.getByRole("dialog", { name: "Edit endpoint" }).getByRole("button", { name: "Cancel" }).click();
 
     await row.getByRole("button", { name: "Send test event" }).click();
@@ -297,6 +301,7 @@ test("the billing page fits a 390 px phone, long URLs, secrets and payloads incl
     const detail = page.getByRole("dialog", { name: "webhook.test" });
     await expect(detail.getByTestId("attempt").first()).toContainText("HTTP 204");
     await expectFitsWidth(page, "event detail");
+    await expectAccessible(page, "billing on a phone: event detail");
     // The payload scrolls inside its own box, which keys reach.
     const payload = detail.getByRole("region", { name: "Payload" });
     await payload.focus();

@@ -60,6 +60,13 @@ export async function openAccountSection(page: Page, section: "Profile" | "Secur
   await expect(link).toHaveAttribute("aria-current", "page");
 }
 
+/** Opens a section of the organization page (already on it) from its own navigation. */
+export async function openOrganizationSection(page: Page, section: "Members" | "Teams" | "API keys" | "Settings") {
+  const link = page.getByRole("navigation", { name: "Organization sections" }).getByRole("link", { name: section, exact: true });
+  await link.click();
+  await expect(link).toHaveAttribute("aria-current", "page");
+}
+
 /** Signs out through the user's menu. */
 export async function signOut(page: Page) {
   const menu = await openUserMenu(page);
@@ -115,8 +122,17 @@ export async function apiAs(playwright: { request: { newContext: (o: object) => 
   return api;
 }
 
-/** axe-core on the page as it is now: no serious or critical violation. */
+/**
+ * axe-core on the page as it is now: no serious or critical violation. On a phone, also
+ * nothing wider than its screen (measured against the device: a mobile browser widens its
+ * layout to fit what is too wide, so the window's own width would hide it).
+ */
 export async function expectAccessible(page: Page, screen: string) {
+  const device = page.viewportSize()?.width ?? 0;
+  if (device > 0 && device <= 480) {
+    const overflow = await page.evaluate((width) => document.documentElement.scrollWidth - width, device);
+    expect(overflow, `${screen}: wider than a ${device} px screen`).toBeLessThanOrEqual(0);
+  }
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
   const blocking = results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

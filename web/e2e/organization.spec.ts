@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { apiAs, expectHome, mailedLink, signIn, signUpViaApi, uniqueUser } from "./helpers";
+import { apiAs, expectAccessible, expectHome, mailedLink, openOrganizationSection, signIn, signUpViaApi, uniqueUser } from "./helpers";
 
 function uniqueOrganization() {
   const id = randomUUID().slice(0, 8);
@@ -100,10 +100,14 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   await expect(page.getByRole("region", { name: "Pending invitations" }).getByText("No pending invitations.")).toBeVisible();
   await row.getByRole("combobox", { name: `Role of ${invitee.name}` }).selectOption("admin");
   await expect(members.getByRole("status")).toHaveText(`${invitee.name} is now admin.`);
+  await expectAccessible(page, "organization: members");
   await page.reload();
   await expect(page.getByRole("region", { name: "Members" }).getByRole("combobox", { name: `Role of ${invitee.name}` })).toHaveValue("admin");
 
   // A new team, and the new admin in it.
+  await openOrganizationSection(page, "Teams");
+  await expect(page).toHaveURL(/\/organization\/#teams$/);
+  await expect(page.getByRole("region", { name: "Members" })).toHaveCount(0);
   const teams = page.getByRole("region", { name: "Teams" });
   await teams.getByLabel("Team name", { exact: true }).fill("Engineering");
   await teams.getByRole("button", { name: "Create team" }).click();
@@ -116,6 +120,7 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   await expect(dialog.getByRole("status")).toHaveText(`${invitee.name} joined Engineering.`);
   await expect(dialog.getByTestId("team-member-row")).toHaveCount(1);
   await expect(dialog.getByTestId("team-member-row")).toContainText(invitee.email);
+  await expectAccessible(page, "organization: team dialog");
   await dialog.getByRole("button", { name: "Close" }).click();
   await expect(teams.getByRole("button", { name: "Manage team Engineering" })).toBeFocused();
 
@@ -125,7 +130,11 @@ test("invite by email: the invitee signs up from the mailed link, joins, is made
   await expect(theirs.getByRole("form", { name: "Invite a member" })).toBeVisible();
   await expect(theirs.getByRole("combobox", { name: `Role of ${owner.name}` })).toHaveCount(0);
   await expect(theirs.getByRole("button", { name: `Remove ${owner.email}` })).toHaveCount(0);
+  // An admin manages members but not the organization's settings.
+  await expect(theirs.getByRole("navigation", { name: "Organization sections" }).getByRole("link")).toHaveText(["Members", "Teams", "API keys", "Settings", "Billing"]);
+  await openOrganizationSection(theirs, "Settings");
   await expect(theirs.getByRole("button", { name: "Delete organization…" })).toHaveCount(0);
+  await openOrganizationSection(theirs, "Teams");
   await theirs.getByRole("button", { name: "Manage team Engineering" }).click();
   await expect(theirs.getByRole("dialog", { name: "Team Engineering" }).getByTestId("team-member-row")).toContainText(invitee.email);
   await context.close();
@@ -155,8 +164,14 @@ test("a plain member sees the organization but no admin controls, and can leave 
   await expect(page.getByRole("form", { name: "Invite a member" })).toHaveCount(0);
   await expect(page.getByRole("region", { name: "Pending invitations" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Create team" })).toHaveCount(0);
+  // A member's page has members and teams only: no settings, keys or billing, even when asked for.
+  await expect(page.getByRole("navigation", { name: "Organization sections" }).getByRole("link")).toHaveText(["Members", "Teams"]);
+  await page.goto("/organization/#settings");
+  await expect(page.getByRole("region", { name: "Members" })).toBeVisible();
   await expect(page.getByRole("region", { name: "Settings" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Delete organization…" })).toHaveCount(0);
+  await openOrganizationSection(page, "Teams");
+  await expect(page.getByRole("button", { name: "Create team" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: /^Manage team/ })).toHaveCount(0);
   await page.getByRole("button", { name: `View team ${org.name}` }).click();
   const team = page.getByRole("dialog", { name: `Team ${org.name}` });
@@ -209,11 +224,13 @@ test("the owner cannot leave alone; resends and cancels an invitation, edits the
   await pending.getByRole("button", { name: `Cancel the invitation to ${invitee}` }).click();
   const cancel = page.getByRole("dialog", { name: `Cancel the invitation to ${invitee}?` });
   await expect(cancel).toContainText(`The link mailed to ${invitee} stops working at once.`);
+  await expectAccessible(page, "organization: cancel invitation confirmation");
   await cancel.getByRole("button", { name: "Cancel invitation" }).click();
   await expect(cancel).toBeHidden();
   await expect(pending.getByRole("status")).toHaveText(`The invitation to ${invitee} was cancelled.`);
   await expect(pending.getByText("No pending invitations.")).toBeVisible();
 
+  await openOrganizationSection(page, "Settings");
   const settings = page.getByRole("form", { name: "Organization settings" });
   await settings.getByLabel("Slug", { exact: true }).fill(taken.slug);
   await expect(settings.getByLabel("Slug", { exact: true })).toHaveAccessibleDescription(/^This slug is taken\. Try another\./);
@@ -221,6 +238,7 @@ test("the owner cannot leave alone; resends and cancels an invitation, edits the
   await settings.getByLabel("Name", { exact: true }).fill(renamed.name);
   await settings.getByLabel("Slug", { exact: true }).fill(renamed.slug);
   await expect(settings.getByTestId("slug-status")).toHaveText(`${renamed.slug} is available.`);
+  await expectAccessible(page, "organization: settings");
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
   await expect(page.getByRole("heading", { name: renamed.name, level: 1 })).toBeVisible();
@@ -233,6 +251,7 @@ test("the owner cannot leave alone; resends and cancels an invitation, edits the
   await dialog.getByLabel(`Type ${renamed.slug} to confirm`).fill("not-it");
   await expect(confirm).toBeDisabled();
   await dialog.getByLabel(`Type ${renamed.slug} to confirm`).fill(renamed.slug);
+  await expectAccessible(page, "organization: delete confirmation");
   await confirm.click();
   await expect(page.getByRole("heading", { name: "Organizations", level: 1 })).toBeVisible();
   await expect(page.getByRole("button", { name: `Open ${taken.name}` })).toBeVisible();
@@ -260,6 +279,7 @@ test("making an owner and removing a team each ask first, saying what follows", 
   const promote = page.getByRole("dialog", { name: `Make ${member.name} an owner?` });
   await expect(promote).toContainText(`${member.name} gets every right in ${org.name}`);
   await expect(promote).toContainText("deleting the organization");
+  await expectAccessible(page, "organization: make owner confirmation");
   await promote.getByRole("button", { name: "Cancel" }).click();
   await expect(promote).toBeHidden();
   await expect(role).toHaveValue("member");
@@ -271,6 +291,7 @@ test("making an owner and removing a team each ask first, saying what follows", 
   await expect(page.getByRole("region", { name: "Members" }).getByRole("combobox", { name: `Role of ${member.name}` })).toHaveValue("owner");
 
   // A team of its own (an organization keeps at least one), removed after confirming.
+  await openOrganizationSection(page, "Teams");
   const teams = page.getByRole("region", { name: "Teams" });
   await teams.getByLabel("Team name", { exact: true }).fill("Research");
   await teams.getByRole("button", { name: "Create team" }).click();
@@ -279,6 +300,7 @@ test("making an owner and removing a team each ask first, saying what follows", 
   await team.getByRole("button", { name: "Remove team…" }).click();
   const remove = page.getByRole("dialog", { name: "Remove team Research?" });
   await expect(remove).toContainText(`Its members stay in ${org.name} but leave the team`);
+  await expectAccessible(page, "organization: remove team confirmation");
   await remove.getByRole("button", { name: "Keep it" }).click();
   await expect(remove).toBeHidden();
   await expect(team).toBeVisible();

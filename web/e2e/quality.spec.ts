@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { apiAs, expectAccessible, expectHome, mailedLink, makeAdmin, signIn, signUpViaApi, uniqueUser, openUserMenu, openAccountSection } from "./helpers";
+import { apiAs, expectAccessible, expectHome, mailedLink, makeAdmin, signIn, signUpViaApi, uniqueUser, openUserMenu, openAccountSection, openOrganizationSection } from "./helpers";
 
 test("every screen passes axe-core with no serious or critical violations", async ({ page, request, playwright }) => {
   test.slow();
@@ -83,10 +83,13 @@ test("every screen passes axe-core with no serious or critical violations", asyn
   await expect(page.getByRole("button", { name: "Personal account" })).toBeVisible();
   await expectAccessible(page, "organization: switcher open");
   await page.keyboard.press("Escape");
+  await openOrganizationSection(page, "Teams");
   await page.getByRole("button", { name: /^Manage team / }).first().click();
   await expect(page.getByTestId("team-member-row")).toHaveCount(1);
   await expectAccessible(page, "organization: team dialog");
   await page.keyboard.press("Escape");
+  await openOrganizationSection(page, "Settings");
+  await expectAccessible(page, "organization: settings");
   for (const [button, dialog] of [
     ["Leave organization…", /^Leave /],
     ["Delete organization…", /^Delete /],

@@ -21,8 +21,20 @@ async function openAs(userId: string, role: string) {
 
 const members = () => within(screen.getByRole("region", { name: "Members" }));
 
+/** Opens a section from the page's own navigation (its `#fragment`). */
+async function openSection(name: string) {
+  const link = within(screen.getByRole("navigation", { name: "Organization sections" })).getByRole("link", { name });
+  await userEvent.click(link);
+  await vi.waitFor(() => expect(link).toHaveAttribute("aria-current", "page"));
+}
+
+const sectionLinks = () => within(screen.getByRole("navigation", { name: "Organization sections" })).getAllByRole("link").map((link) => link.textContent);
+
 describe("OrganizationPage offers only what the role may do", () => {
-  beforeEach(() => vi.resetAllMocks());
+  beforeEach(() => {
+    vi.resetAllMocks();
+    window.history.replaceState(null, "", "/organization/");
+  });
 
   it("a member sees the members and teams, and can only leave", async () => {
     await openAs("u-max", "member");
@@ -37,6 +49,10 @@ describe("OrganizationPage offers only what the role may do", () => {
     expect(screen.queryByRole("button", { name: "Send invitation" })).not.toBeInTheDocument();
     expect(screen.queryByRole("heading", { name: "Pending invitations" })).not.toBeInTheDocument();
     expect(screen.queryByText("new@example.com")).not.toBeInTheDocument();
+    expect(sectionLinks()).toEqual(["Members", "Teams"]);
+    expect(screen.getByRole("button", { name: "Leave organization…" })).toBeInTheDocument();
+    await openSection("Teams");
+    expect(screen.queryByRole("region", { name: "Members" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Create team" })).not.toBeInTheDocument();
     expect(screen.queryByRole("heading", { name: "Settings" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Delete organization…" })).not.toBeInTheDocument();
@@ -48,6 +64,7 @@ describe("OrganizationPage offers only what the role may do", () => {
   it("a member's team dialog shows no team management either", async () => {
     client.organization.listTeamMembers.mockReturnValue(ok([{ id: "tm-1", teamId: "team-1", userId: "u-max", createdAt: new Date() }]));
     await openAs("u-max", "member");
+    await openSection("Teams");
     await userEvent.click(screen.getByRole("button", { name: "View team Core" }));
     const dialog = within(screen.getByRole("dialog", { name: "Team Core" }));
     expect(await dialog.findByTestId("team-member-row")).toHaveTextContent("Max Member");
@@ -67,7 +84,10 @@ describe("OrganizationPage offers only what the role may do", () => {
     expect(members().getByRole("button", { name: "Remove max@example.com" })).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Send invitation" })).toBeInTheDocument();
     expect(screen.getByText("new@example.com")).toBeInTheDocument();
+    expect(sectionLinks()).toEqual(["Members", "Teams", "API keys", "Settings", "Billing"]);
+    await openSection("Teams");
     expect(screen.getByRole("button", { name: "Create team" })).toBeInTheDocument();
+    await openSection("Settings");
     expect(screen.getByRole("heading", { name: "Settings" })).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Delete organization…" })).not.toBeInTheDocument();
   });
@@ -75,9 +95,11 @@ describe("OrganizationPage offers only what the role may do", () => {
   it("an owner may do everything, making owners too", async () => {
     client.organization.updateMemberRole.mockReturnValue(ok({ id: "m-ada", role: "owner" }));
     await openAs("u-olga", "owner");
+    await openSection("Settings");
+    expect(screen.getByRole("button", { name: "Delete organization…" })).toBeInTheDocument();
+    await openSection("Members");
     const adaRole = members().getByRole("combobox", { name: "Role of Ada Admin" });
     expect(within(adaRole).getAllByRole("option").map((o) => o.textContent)).toEqual(["Member", "Admin", "Owner"]);
-    expect(screen.getByRole("button", { name: "Delete organization…" })).toBeInTheDocument();
     await userEvent.selectOptions(adaRole, "owner");
     // Ownership is asked for first (safeguards-organization.test.tsx checks what is said).
     expect(client.organization.updateMemberRole).not.toHaveBeenCalled();

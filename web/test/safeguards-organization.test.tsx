@@ -23,7 +23,10 @@ async function openAsOwner() {
 const region = (name: string) => within(screen.getByRole("region", { name }));
 
 describe("making an owner asks first", () => {
-  beforeEach(() => vi.resetAllMocks());
+  beforeEach(() => {
+    vi.resetAllMocks();
+    window.history.replaceState(null, "", "/organization/");
+  });
 
   it("says what an owner may do; cancelling changes nothing, confirming makes them owner", async () => {
     client.organization.updateMemberRole.mockReturnValue(ok({ id: "m-ada", role: "owner" }));
@@ -68,7 +71,10 @@ describe("making an owner asks first", () => {
 });
 
 describe("cancelling an invitation asks first", () => {
-  beforeEach(() => vi.resetAllMocks());
+  beforeEach(() => {
+    vi.resetAllMocks();
+    window.history.replaceState(null, "", "/organization/");
+  });
 
   it("says the mailed link stops working; keeping it changes nothing", async () => {
     client.organization.cancelInvitation.mockReturnValue(ok({ id: "inv-1", status: "canceled" }));
@@ -91,13 +97,17 @@ describe("cancelling an invitation asks first", () => {
 });
 
 describe("removing a team asks first", () => {
-  beforeEach(() => vi.resetAllMocks());
+  beforeEach(() => {
+    vi.resetAllMocks();
+    window.history.replaceState(null, "", "/organization/");
+  });
 
   it("says its members stay in the organization; keeping it leaves the team's dialog open", async () => {
     client.organization.listTeamMembers.mockReturnValue(ok([]));
     client.organization.removeTeam.mockReturnValue(ok({ message: "Team removed successfully." }));
     const user = await openAsOwner();
-    await user.click(screen.getByRole("button", { name: "Manage team Core" }));
+    await user.click(within(screen.getByRole("navigation", { name: "Organization sections" })).getByRole("link", { name: "Teams" }));
+    await user.click(await screen.findByRole("button", { name: "Manage team Core" }));
     const team = screen.getByRole("dialog", { name: "Team Core" });
 
     await user.click(within(team).getByRole("button", { name: "Remove team…" }));

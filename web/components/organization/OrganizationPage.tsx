@@ -11,6 +11,7 @@ import { Button } from "../Button";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FormAlert } from "../FormAlert";
 import { LoadError } from "../LoadError";
+import { SectionNav, useSection } from "../SectionNav";
 import { refreshSessionAndOrganizations, useFullOrganization, useMemberRole, useOrganizations } from "./hooks";
 import { InvitationsSection } from "./InvitationsSection";
 import { OrganizationLogo } from "./OrganizationLogo";
@@ -99,8 +100,15 @@ export function ChooseOrganization({ userId }: { userId: string }) {
   );
 }
 
+const SECTIONS = ["members", "teams", "api-keys", "settings", "billing"] as const;
+
+/**
+ * The organization in sections, each at its own address (`/organization/#teams`): members
+ * (with inviting and pending invitations), teams, API keys and settings; billing is a page.
+ */
 function OrganizationView({ session, organizationId }: { session: SessionData; organizationId: string }) {
   const t = useT();
+  const current = useSection(SECTIONS);
   const userId = session.user.id;
   const full = useFullOrganization(userId, organizationId);
   const role = useMemberRole(userId, organizationId);
@@ -111,29 +119,41 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
   const org = full.data;
   const abilities = abilitiesOf(role.data);
 
+  // Who manages it sees inviting, API keys, settings and billing; everyone the members and teams.
+  const sections = [
+    { key: "members" as const, label: t("members.title") },
+    { key: "teams" as const, label: t("teams.title") },
+    ...(abilities.manage
+      ? [
+          { key: "api-keys" as const, label: t("page.apiKeys") },
+          { key: "settings" as const, label: t("settings.title") },
+          { key: "billing" as const, label: t("page.billingTitle"), href: "/organization/billing/" },
+        ]
+      : []),
+  ];
+  const shown = sections.some((s) => s.key === current && !("href" in s)) ? current : "members";
+
   return (
-    <div className="stack">
+    <div className="sectioned">
       <OrganizationHeader org={org} role={role.data} />
-      <MembersSection org={org} userId={userId} abilities={abilities} />
-      {abilities.manage ? (
-        <>
-          <InviteForm org={org} abilities={abilities} />
-          <InvitationsSection org={org} />
-        </>
-      ) : null}
-      <TeamsSection org={org} session={session} abilities={abilities} />
-      {abilities.manage ? (
-        <section className="card" aria-labelledby="billing-link-title">
-          <h2 id="billing-link-title">{t("page.billingTitle")}</h2>
-          <p className="muted">{t("page.billingText")}</p>
-          <Link className="button button-secondary" href="/organization/billing/">
-            {t("page.billingOpen")}
-          </Link>
-        </section>
-      ) : null}
-      {/* The server decides who may (the `apiKey` permission; owners always): others see why. */}
-      {abilities.manage ? <ApiKeysSection owner={{ userId, organizationId: org.id }} title={t("page.apiKeysTitle")} /> : null}
-      {abilities.manage ? <SettingsSection org={org} userId={userId} abilities={abilities} /> : null}
+      <SectionNav label={t("page.sections")} sections={sections} current={shown} />
+      <div className="stack">
+        {shown === "members" ? (
+          <>
+            <MembersSection org={org} userId={userId} abilities={abilities} />
+            {abilities.manage ? (
+              <>
+                <InviteForm org={org} abilities={abilities} />
+                <InvitationsSection org={org} />
+              </>
+            ) : null}
+          </>
+        ) : null}
+        {shown === "teams" ? <TeamsSection org={org} session={session} abilities={abilities} /> : null}
+        {/* The server decides who may (the `apiKey` permission; owners always): others see why. */}
+        {shown === "api-keys" ? <ApiKeysSection owner={{ userId, organizationId: org.id }} title={t("page.apiKeysTitle")} /> : null}
+        {shown === "settings" ? <SettingsSection org={org} userId={userId} abilities={abilities} /> : null}
+      </div>
     </div>
   );
 }
