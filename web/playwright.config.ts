@@ -5,6 +5,10 @@ import { defineConfig, devices } from "@playwright/test";
  * starts one and sets GATEHOUSE_URL). The browser is Debian's Chromium driven through
  * playwright-core; no browser is downloaded. Failures keep a screenshot and a trace in
  * test-results/.
+ *
+ * Every spec runs on a desktop; the flows a user meets (signing up and in, the account, the
+ * organization, invitations, languages, mail, the admin, keys and two-step sign-in) run again
+ * on a 390 px touch phone, where every axe audit also checks nothing is wider than the screen.
  */
 const baseURL = process.env.GATEHOUSE_URL;
 if (!baseURL) {
@@ -22,10 +26,23 @@ export default defineConfig({
   forbidOnly: true,
   reporter: [["list"]],
   use: {
-    ...devices["Desktop Chrome"],
     baseURL,
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
   },
+  projects: [
+    { name: "desktop", use: { ...devices["Desktop Chrome"] } },
+    {
+      name: "phone",
+      testMatch: /\/(auth|account|admin|organization|invitations|languages|mail-flows|api-keys|two-factor)\.spec\.ts$/,
+      use: {
+        ...devices["Desktop Chrome"],
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 3,
+        isMobile: true,
+        hasTouch: true,
+      },
+    },
+  ],
 });
