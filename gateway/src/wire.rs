@@ -102,9 +102,15 @@ pub struct SessionWithUser {
 
 /// `POST /sign-up/email`.
 #[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct SignUpResponse {
     pub token: Option<String>,
     pub user: User,
+    /// Gatehouse's addition, present only when true: a verification link was mailed
+    /// (`EMAIL_VERIFICATION_ON_SIGN_UP`), so the app can say so. better-auth's answer otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[schema(required = false)]
+    pub verification_email_sent: bool,
 }
 
 /// better-auth's `{"status": true}`.

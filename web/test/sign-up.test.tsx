@@ -9,6 +9,7 @@ vi.mock("next/link", () => ({ default: ({ href, children }: { href: string; chil
 const { SignUpForm } = await import("@/components/auth/SignUpForm");
 const { activate } = await import("@/lib/i18n");
 const PL = (await import("@/messages/pl/auth.json")).default;
+const { wasVerificationSent } = await import("@/lib/verification-sent");
 
 async function fill(values: Record<string, string>) {
   for (const [label, value] of Object.entries(values)) {
@@ -103,5 +104,25 @@ describe("SignUpForm", () => {
     await userEvent.click(screen.getByRole("button", { name: "Create account" }));
     expect(screen.getByRole("status")).toHaveTextContent("We sent a link to ada@example.com");
     expect(onSignedUp).not.toHaveBeenCalled();
+  });
+
+  it("signed in with a link on its way, leaves word for the verify-email banner", async () => {
+    window.sessionStorage.clear();
+    client.signUp.email.mockReturnValue(ok({ token: "t", user: { id: "u1", email: "ada@example.com" }, verificationEmailSent: true }));
+    const onSignedUp = vi.fn();
+    render(<SignUpForm onSignedUp={onSignedUp} signInHref="/sign-in/" />);
+    await fill({ Name: "Ada", Email: "ada@example.com", Password: "correct horse" });
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(onSignedUp).toHaveBeenCalledOnce();
+    expect(wasVerificationSent("ada@example.com")).toBe(true);
+  });
+
+  it("says nothing of a link when none was mailed", async () => {
+    window.sessionStorage.clear();
+    client.signUp.email.mockReturnValue(ok({ token: "t", user: { id: "u1", email: "ada@example.com" } }));
+    render(<SignUpForm onSignedUp={vi.fn()} signInHref="/sign-in/" />);
+    await fill({ Name: "Ada", Email: "ada@example.com", Password: "correct horse" });
+    await userEvent.click(screen.getByRole("button", { name: "Create account" }));
+    expect(wasVerificationSent("ada@example.com")).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ vi.mock("next/link", () => ({ default: ({ href, children }: { href: string; chil
 
 const { UserMenu } = await import("@/components/shell/UserMenu");
 const { VerifyEmailBanner } = await import("@/components/shell/VerifyEmailBanner");
+const { rememberVerificationSent } = await import("@/lib/verification-sent");
 const { initials } = await import("@/components/shell/Avatar");
 // The shared mock has no hasPermission: this suite adds one.
 const admin = client.admin as unknown as { hasPermission: ReturnType<typeof vi.fn> };
@@ -80,7 +81,10 @@ describe("the user's menu", () => {
 });
 
 describe("the banner of an unverified address", () => {
-  beforeEach(() => vi.resetAllMocks());
+  beforeEach(() => {
+    vi.resetAllMocks();
+    window.sessionStorage.clear();
+  });
 
   it("says the address is not verified and mails a new link, once at a time", async () => {
     let answer: (value: unknown) => void = () => undefined;
@@ -96,7 +100,20 @@ describe("the banner of an unverified address", () => {
     expect(client.sendVerificationEmail).toHaveBeenCalledWith({ email: "ada@example.com", callbackURL: "/verify-email/" });
     answer({ data: { status: true }, error: null });
     expect(await screen.findByText(/We sent a link to/)).toHaveTextContent("We sent a link to ada@example.com. Open it to verify your address.");
-    expect(screen.queryByRole("button")).toBeNull();
+    // Sent, it may be sent again (a lost mail), not twice at once.
+    expect(screen.getByRole("button", { name: "Send it again" })).toBeVisible();
+  });
+
+  it("right after a sign-up that mailed a link, says it was sent and offers it again", async () => {
+    client.sendVerificationEmail.mockReturnValue(Promise.resolve({ data: { status: true }, error: null }));
+    rememberVerificationSent("Ada@Example.com");
+    renderFresh(<VerifyEmailBanner email="ada@example.com" />);
+    expect(screen.getByRole("region", { name: "Email verification" })).toHaveTextContent("We sent a link to ada@example.com.");
+    await userEvent.click(screen.getByRole("button", { name: "Send it again" }));
+    expect(client.sendVerificationEmail).toHaveBeenCalledWith({ email: "ada@example.com", callbackURL: "/verify-email/" });
+    // Another address (another account in this tab) was not mailed by this tab's sign-up.
+    renderFresh(<VerifyEmailBanner email="bob@example.com" />);
+    expect(screen.getByRole("button", { name: "Send me a verification link" })).toBeVisible();
   });
 
   it("says why a link could not be sent, and lets the user try again", async () => {

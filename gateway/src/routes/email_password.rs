@@ -102,12 +102,14 @@ async fn sign_up(
         return Ok(Reply::json(&SignUpResponse {
             token: None,
             user: user.into(),
+            verification_email_sent: signed_up.verification_mail_sent,
         }));
     }
     let data = start_session(&state, &meta, user, remember).await?;
     let mut reply = Reply::json(&SignUpResponse {
         token: Some(data.session.token.clone()),
         user: data.user.clone(),
+        verification_email_sent: signed_up.verification_mail_sent,
     });
     reply.set_cookies(session_cookies::issue(&state, &meta, &data, remember));
     Ok(reply)

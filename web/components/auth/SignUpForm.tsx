@@ -8,6 +8,7 @@ import { t, useT } from "@/lib/i18n/auth";
 import { rich } from "@/lib/i18n/rich";
 import * as rules from "@/lib/rules";
 import { useForm } from "@/lib/useForm";
+import { rememberVerificationSent } from "@/lib/verification-sent";
 import { Button } from "../Button";
 import { Field } from "../Field";
 import { FormAlert } from "../FormAlert";
@@ -76,6 +77,8 @@ export function SignUpForm({
         setVerifyFirst(form.values.email.trim());
         return;
       }
+      // Signed in, and a link on its way: the verify-email banner says so.
+      if (data && "verificationEmailSent" in data && data.verificationEmailSent === true) rememberVerificationSent(form.values.email.trim());
       await onSignedUp();
     },
     captcha.guard,

@@ -4,17 +4,19 @@ import { authClient } from "@/lib/auth-client";
 import { describe, settle } from "@/lib/errors";
 import { useT } from "@/lib/i18n/common";
 import { rich } from "@/lib/i18n/rich";
+import { wasVerificationSent } from "@/lib/verification-sent";
 
 /** The page a verification link lands on. */
 const VERIFY_PAGE = "/verify-email/";
 
 /**
  * Until the signed-in user's address is verified: a banner that says so on every page, with a
- * button that mails a new link (the first may be lost, or was never asked for).
+ * button that mails a new link (the first may be lost, or was never asked for). Right after a
+ * sign-up that mailed one, it says so and offers to send it again.
  */
 export function VerifyEmailBanner({ email }: { email: string }) {
   const t = useT();
-  const [state, setState] = useState<"idle" | "sending" | "sent">("idle");
+  const [state, setState] = useState<"idle" | "sending" | "sent">(() => (wasVerificationSent(email) ? "sent" : "idle"));
   const [error, setError] = useState<string>();
 
   async function send() {
@@ -36,17 +38,15 @@ export function VerifyEmailBanner({ email }: { email: string }) {
       <p role="status">
         {state === "sent" ? rich(t("verify.sent", { email }), strong) : rich(t("verify.notVerified", { email }), strong)}
       </p>
-      {state === "sent" ? null : (
-        <button
-          type="button"
-          className="button button-secondary"
-          onClick={() => void send()}
-          aria-disabled={state === "sending" || undefined}
-          aria-busy={state === "sending" || undefined}
-        >
-          {state === "sending" ? t("verify.sending") : t("verify.send")}
-        </button>
-      )}
+      <button
+        type="button"
+        className="button button-secondary"
+        onClick={() => void send()}
+        aria-disabled={state === "sending" || undefined}
+        aria-busy={state === "sending" || undefined}
+      >
+        {state === "sending" ? t("verify.sending") : state === "sent" ? t("verify.sendAgain") : t("verify.send")}
+      </button>
       {error ? <p role="alert">{error}</p> : null}
     </div>
   );

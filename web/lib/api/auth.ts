@@ -2434,6 +2434,11 @@ export interface components {
         SignUpResponse: {
             token?: string | null;
             user: components["schemas"]["User"];
+            /**
+             * @description Gatehouse's addition, present only when true: a verification link was mailed
+             *     (`EMAIL_VERIFICATION_ON_SIGN_UP`), so the app can say so. better-auth's answer otherwise.
+             */
+            verificationEmailSent?: boolean;
         };
         SocialProvider: {
             /** @description What `signIn.social` takes as `provider`. */

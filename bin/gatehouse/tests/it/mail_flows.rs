@@ -423,6 +423,7 @@ async fn required_verification_holds_sign_in_until_the_link_is_used() {
         .await;
     assert_eq!(signed_up.status, 200);
     assert_eq!(signed_up.json()["token"], serde_json::Value::Null);
+    assert_eq!(signed_up.json()["verificationEmailSent"], true);
     assert!(signed_up.set_cookies().is_empty());
     let first = nth_mail(&stack, &email, 1).await;
     assert_eq!(first.kind, "verify-email");
@@ -442,6 +443,7 @@ async fn required_verification_holds_sign_in_until_the_link_is_used() {
         .await;
     assert_eq!(again.status, 200);
     assert_ne!(again.json()["user"]["id"], signed_up.json()["user"]["id"]);
+    assert_eq!(again.json()["verificationEmailSent"], true);
 
     // Sign-in is refused, and a fresh link is mailed with the refusal.
     let refused = sign_in(&stack, &email, PASSWORD).await;
@@ -462,6 +464,31 @@ async fn required_verification_holds_sign_in_until_the_link_is_used() {
     assert_eq!(session["user"]["email"], email);
     assert_eq!(session["user"]["emailVerified"], true);
     assert_eq!(sign_in(&stack, &email, PASSWORD).await.status, 200);
+}
+
+#[tokio::test]
+async fn sign_up_says_when_it_mailed_a_verification_link() {
+    // Mailed on sign-up without being required: signed in, and told a link is on its way.
+    let mailing = Stack::start(&[("EMAIL_VERIFICATION_ON_SIGN_UP", "true")]).await;
+    let email = unique_email();
+    let body = json!({"name": "Vera", "email": email, "password": PASSWORD});
+    let signed_up = mailing.post("/sign-up/email", body, None).await;
+    assert_eq!(signed_up.status, 200);
+    assert!(signed_up.json()["token"].is_string());
+    assert_eq!(signed_up.json()["verificationEmailSent"], true);
+    assert_eq!(nth_mail(&mailing, &email, 1).await.kind, "verify-email");
+
+    // Not mailed: better-auth's answer exactly, no such field.
+    let quiet = Stack::start(&[]).await;
+    let body = json!({"name": "Vera", "email": unique_email(), "password": PASSWORD});
+    let signed_up = quiet.post("/sign-up/email", body, None).await;
+    assert_eq!(signed_up.status, 200);
+    let keys: Vec<_> = signed_up
+        .json()
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["token", "user"]);
 }
 
 #[tokio::test]

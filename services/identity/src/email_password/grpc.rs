@@ -35,6 +35,7 @@ impl EmailPasswordService for EmailPassword {
         Ok(Response::new(pb::SignUpEmailResponse {
             user: Some(user.user.into()),
             sign_in: user.sign_in,
+            verification_mail_sent: user.verification_mail_sent,
         }))
     }
 

@@ -57,6 +57,9 @@ pub struct SignedUp {
     pub user: User,
     /// False while the address must be verified first: no session.
     pub sign_in: bool,
+    /// Sign-up mails a verification link (`EMAIL_VERIFICATION_ON_SIGN_UP`); said the same
+    /// when the address was taken, so the answer tells nothing about who has an account.
+    pub verification_mail_sent: bool,
 }
 
 impl EmailPassword {
@@ -220,12 +223,20 @@ impl EmailPassword {
         match created {
             Ok(user) => {
                 tracing::info!(user_id = %user.id, "user signed up");
-                Ok(SignedUp { user, sign_in })
+                Ok(SignedUp {
+                    user,
+                    sign_in,
+                    verification_mail_sent: settings.on_sign_up,
+                })
             }
             // With verification required the answer never says the address is taken
             // (better-auth §7.6): a user that does not exist, and no session.
             Err(store::CreateError::EmailTaken) => match synthetic {
-                Some(user) => Ok(SignedUp { user, sign_in }),
+                Some(user) => Ok(SignedUp {
+                    user,
+                    sign_in,
+                    verification_mail_sent: settings.on_sign_up,
+                }),
                 None => Err(base::USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.into()),
             },
             Err(store::CreateError::UsernameTaken) => {
