@@ -100,7 +100,7 @@ export function ChooseOrganization({ userId }: { userId: string }) {
   );
 }
 
-const SECTIONS = ["members", "teams", "api-keys", "settings", "billing"] as const;
+const SECTIONS = ["members", "teams", "api-keys", "settings"] as const;
 
 /**
  * The organization in sections, each at its own address (`/organization/#teams`): members
