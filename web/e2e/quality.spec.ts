@@ -88,6 +88,9 @@ test("every screen passes axe-core with no serious or critical violations", asyn
   await expect(page.getByTestId("team-member-row")).toHaveCount(1);
   await expectAccessible(page, "organization: team dialog");
   await page.keyboard.press("Escape");
+  await openOrganizationSection(page, "API keys");
+  await expect(page.getByRole("region", { name: "Organization API keys" })).toBeVisible();
+  await expectAccessible(page, "organization: API keys");
   await openOrganizationSection(page, "Settings");
   await expectAccessible(page, "organization: settings");
   for (const [button, dialog] of [

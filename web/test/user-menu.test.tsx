@@ -105,12 +105,19 @@ describe("the banner of an unverified address", () => {
   });
 
   it("right after a sign-up that mailed a link, says it was sent and offers it again", async () => {
-    client.sendVerificationEmail.mockReturnValue(Promise.resolve({ data: { status: true }, error: null }));
+    let answer: (value: unknown) => void = () => undefined;
+    client.sendVerificationEmail.mockReturnValue(new Promise((resolve) => (answer = resolve)));
     rememberVerificationSent("Ada@Example.com");
     renderFresh(<VerifyEmailBanner email="ada@example.com" />);
-    expect(screen.getByRole("region", { name: "Email verification" })).toHaveTextContent("We sent a link to ada@example.com.");
+    const banner = screen.getByRole("region", { name: "Email verification" });
+    expect(banner).toHaveTextContent("We sent a link to ada@example.com.");
     await userEvent.click(screen.getByRole("button", { name: "Send it again" }));
     expect(client.sendVerificationEmail).toHaveBeenCalledWith({ email: "ada@example.com", callbackURL: "/verify-email/" });
+    // While another is on its way, it still says one was sent (not "not verified" again).
+    expect(screen.getByRole("button", { name: "Sending…" })).toBeVisible();
+    expect(banner).toHaveTextContent("We sent a link to ada@example.com.");
+    answer({ data: { status: true }, error: null });
+    expect(await screen.findByRole("button", { name: "Send it again" })).toBeVisible();
     // Another address (another account in this tab) was not mailed by this tab's sign-up.
     renderFresh(<VerifyEmailBanner email="bob@example.com" />);
     expect(screen.getByRole("button", { name: "Send me a verification link" })).toBeVisible();

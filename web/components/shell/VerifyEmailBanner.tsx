@@ -17,6 +17,8 @@ const VERIFY_PAGE = "/verify-email/";
 export function VerifyEmailBanner({ email }: { email: string }) {
   const t = useT();
   const [state, setState] = useState<"idle" | "sending" | "sent">(() => (wasVerificationSent(email) ? "sent" : "idle"));
+  // Once a link went, the banner keeps saying so while another is on its way.
+  const [sentOnce, setSentOnce] = useState(state === "sent");
   const [error, setError] = useState<string>();
 
   async function send() {
@@ -30,13 +32,14 @@ export function VerifyEmailBanner({ email }: { email: string }) {
       return;
     }
     setState("sent");
+    setSentOnce(true);
   }
 
   const strong = { strong: (text: string) => <strong>{text}</strong> };
   return (
     <div className="banner banner-info banner-bottom" role="region" aria-label={t("verify.region")}>
       <p role="status">
-        {state === "sent" ? rich(t("verify.sent", { email }), strong) : rich(t("verify.notVerified", { email }), strong)}
+        {sentOnce ? rich(t("verify.sent", { email }), strong) : rich(t("verify.notVerified", { email }), strong)}
       </p>
       <button
         type="button"
@@ -45,7 +48,7 @@ export function VerifyEmailBanner({ email }: { email: string }) {
         aria-disabled={state === "sending" || undefined}
         aria-busy={state === "sending" || undefined}
       >
-        {state === "sending" ? t("verify.sending") : state === "sent" ? t("verify.sendAgain") : t("verify.send")}
+        {state === "sending" ? t("verify.sending") : sentOnce ? t("verify.sendAgain") : t("verify.send")}
       </button>
       {error ? <p role="alert">{error}</p> : null}
     </div>
