@@ -2,6 +2,7 @@
 //! services and the gateway in one process); `identity`, `session` and `gateway` run one part
 //! each, for distributed deployments. Configuration comes from the environment (README).
 
+mod allocator;
 mod api_key_command;
 
 use std::time::Instant;
@@ -14,12 +15,6 @@ use gatehouse_kit::server::shutdown_on_signal;
 use gatehouse_kit::service::{Context, listen_var, ops_listen_var};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-
-/// mimalloc, not glibc's malloc: answers that carry a hundred rows allocate thousands of small
-/// strings, and glibc spent a fifth of such a request's CPU in its free lists
-/// (`bench/RESULTS.md`, issue 8).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The command line: standalone, the gateway, one subcommand per service part, and tools.
 fn cli() -> Command {
@@ -152,7 +147,6 @@ fn parallel_hash_ms(threads: usize) -> anyhow::Result<f64> {
 }
 
 fn main() -> anyhow::Result<()> {
-    return_large_allocations_to_the_os();
     let _ = rustls::crypto::ring::default_provider().install_default();
     let matches = cli().get_matches();
     let command = matches
@@ -215,19 +209,6 @@ fn main() -> anyhow::Result<()> {
     match queue {
         Some(queue) => runtime.block_on(replay_dead_letters(&queue)),
         None => runtime.block_on(run(&command)),
-    }
-}
-
-/// Each argon2id hash allocates 19 MiB. glibc's adaptive mmap threshold would soon serve those
-/// from per-thread arenas that keep the memory after the hash (RSS measured: 30 → 68 MiB after
-/// one sign-in, 528 MiB under load). A fixed threshold sends every allocation over 128 KiB to
-/// mmap, which gives it back to the system on free.
-fn return_large_allocations_to_the_os() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes allocator tuning; called first thing, before any thread.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
-        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }
 

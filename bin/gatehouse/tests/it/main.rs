@@ -7,6 +7,7 @@
 mod account;
 mod admin;
 mod admin_on_admins;
+mod allocator;
 mod api_key_replicas;
 mod auth_http;
 mod backends;
