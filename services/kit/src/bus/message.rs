@@ -33,6 +33,9 @@ pub struct Message {
 pub enum BusError {
     #[error("unsupported bus URL {0:?}: expected memory:// or amqp(s)://")]
     UnsupportedUrl(String),
+    /// The reason only: the URL may hold a password.
+    #[error("invalid broker URL: {0}")]
+    InvalidUrl(String),
     #[error("broker: {0}")]
     Broker(#[from] lapin::Error),
     #[error("broker did not answer within {0:?}")]

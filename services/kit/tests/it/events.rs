@@ -462,6 +462,56 @@ impl Handler for Gate {
     }
 }
 
+/// Records each handled message's payload.
+#[derive(Default)]
+struct Payloads(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl Handler for Payloads {
+    fn handle<'a>(&'a self, _tx: &'a mut Tx, message: &'a Message) -> HandlerFuture<'a> {
+        Box::pin(async move {
+            self.0.lock().unwrap().push(message.payload.clone());
+            Ok(())
+        })
+    }
+}
+
+/// The bus negotiates small frames (16 KiB, so lapin's per-connection buffers stay small): a
+/// message many times that size still arrives whole.
+#[tokio::test]
+async fn a_message_larger_than_a_frame_arrives_whole() {
+    let (db, _database) = consumer_db(Backend::Sqlite).await;
+    let queue = test_queue();
+    let bus = Bus::with_topology(RABBITMQ, topology(queue)).unwrap();
+    let payloads = Arc::new(Payloads::default());
+    let shutdown = CancellationToken::new();
+    Consumer {
+        queue: queue.name,
+        db,
+        bus: bus.clone(),
+        handler: payloads.clone(),
+        retry: fast_retries(),
+        concurrency: 1,
+        yields: None,
+    }
+    .spawn(shutdown.clone());
+    let payload: Vec<u8> = (0..200 * 1024).map(|n| (n % 251) as u8).collect();
+    let message = Message {
+        id: "large".into(),
+        topic: "user.updated".into(),
+        payload: payload.clone(),
+        headers: Default::default(),
+    };
+    let published = bus.publish_all(std::slice::from_ref(&message)).await;
+    assert!(published.broken.is_none() && published.settled.iter().all(Result::is_ok));
+    let received = eventually(Duration::from_secs(15), || async {
+        payloads.0.lock().unwrap().first().cloned()
+    })
+    .await;
+    assert_eq!(received.map(|p| p.len()), Some(payload.len()));
+    assert_eq!(payloads.0.lock().unwrap()[0], payload);
+    shutdown.cancel();
+}
+
 #[rstest]
 #[case::in_process("memory://")]
 #[case::rabbitmq(RABBITMQ)]
