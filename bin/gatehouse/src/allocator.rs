@@ -7,10 +7,10 @@
 //!
 //! mimalloc's defaults keep what a process once used: arenas committed eagerly and freed memory
 //! purged only a second later, and only when the allocator next takes a slow path, which an
-//! idle process never does. A service that is idle most of the day sat at 95 MiB after start,
-//! mostly the startup hash's 19 MiB and arena pages nobody used again (issue 34,
-//! `bench/RESULTS.md`). The defaults below are this program's, set before mimalloc reads its
-//! options; an operator's `MIMALLOC_*` variables still win.
+//! idle process never does. Standalone sat at 115 MiB idle and 176 MiB after the get-session
+//! benchmark; with the two settings below, 48 and 62 MiB (issue 34, `bench/RESULTS.md`). They
+//! are this program's defaults, set before mimalloc reads its options; an operator's
+//! `MIMALLOC_*` variables still win.
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
