@@ -4,8 +4,9 @@
 # proto lint, the web app (typecheck, Vitest, production build and its budget, its API types
 # against the served OpenAPI documents), the better-auth
 # client conformance suite and the web app's Playwright tests against a running standalone
-# stack, schemathesis against both OpenAPI documents, and the Kubernetes manifests: rendered and validated, then played as real pods with
-# podman.
+# stack, schemathesis against both OpenAPI documents, standalone's memory footprint against its
+# recorded ceilings, and the Kubernetes manifests: rendered and validated, then played as real
+# pods with podman.
 # It starts PostgreSQL, Redis and RabbitMQ if they are down; a suite whose backend cannot be
 # reached fails, it is never skipped.
 set -euo pipefail
@@ -130,6 +131,12 @@ GATEHOUSE_URL="http://localhost:$port" \
   bash scripts/schemathesis.sh "$st_dir/reports" || { tail -n 200 "$st_dir/gatehouse.log"; exit 1; }
 kill "$stack_pid"; wait "$stack_pid" 2>/dev/null || true
 rm -rf "$st_dir"
+
+step "memory footprint: standalone idle and after load within its recorded ceilings (bench/run-memory.sh, bench/memory-ceilings.json)"
+# The debug binary this command built: its own ceilings (the release figures are in bench/RESULTS.md).
+MODES=standalone PROFILE=debug DUR=3s USERS=1000 CEILINGS=bench/memory-ceilings.json \
+  PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
+  GATEHOUSE_BIN="$CARGO_TARGET_DIR/debug/gatehouse" bash bench/run-memory.sh
 
 step "Kubernetes manifests (render, validate offline, one set per part)"
 command -v kubectl >/dev/null || { apt-get update -qq && apt-get install -y -qq kubectl >/dev/null; }
