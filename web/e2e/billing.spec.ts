@@ -4,7 +4,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { expectAccessible, expectHome, signIn, signUpViaApi, uniqueUser, openAccountSection } from "./helpers";
+import { expectAccessible, expectFitsWidth, expectHome, signIn, signUpViaApi, uniqueUser, openAccountSection } from "./helpers";
 
 /** A seller's receiver on loopback (the stack under test may reach it): answers 204, keeps each request. */
 async function receiver() {
@@ -20,24 +20,6 @@ async function receiver() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/billing`, seen, close: () => server.close() };
-}
-
-/** Nothing on the page is wider than the window: no card, row or open dialog, and no sideways scrolling. */
-async function expectFitsWidth(page: Page, screen: string) {
-  const found = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const tooWide = (element: Element) => element.getBoundingClientRect().right > width + 0.5;
-    const wide = [...document.querySelectorAll<HTMLElement>(".card, .list-row, dialog[open]")]
-      .filter(tooWide)
-      .map((element) => element.dataset.testid ?? element.className);
-    // The innermost elements that stick out: what to fix, named in the failure.
-    const culprits = [...document.querySelectorAll<HTMLElement>("main *")]
-      .filter((element) => tooWide(element) && ![...element.children].some(tooWide))
-      .map((element) => `${element.tagName.toLowerCase()}.${element.className}: ${element.textContent?.slice(0, 40)}`);
-    return { overflow: document.documentElement.scrollWidth - width, wide: wide.length > 0 ? [...wide, ...culprits] : wide };
-  });
-  expect(found.wide, `${screen}: wider than the screen`).toEqual([]);
-  expect(found.overflow, `${screen}: scrolls sideways`).toBeLessThanOrEqual(0);
 }
 
 /** An organization of one's own, and its billing page reached from the organization page. */

@@ -52,19 +52,22 @@ export async function openUserMenu(page: Page) {
   return page.getByRole("navigation", { name: "Main" });
 }
 
-/** Opens a section of the account page (its own navigation; `/account/` first if elsewhere). */
-export async function openAccountSection(page: Page, section: "Profile" | "Security" | "Sessions" | "API keys" | "Billing") {
-  if (new URL(page.url()).pathname !== "/account/") await page.goto("/account/");
-  const link = page.getByRole("navigation", { name: "Account sections" }).getByRole("link", { name: section, exact: true });
+/** Opens a section of a page in sections from the navigation named `navigation`. */
+async function openSection(page: Page, navigation: string, section: string) {
+  const link = page.getByRole("navigation", { name: navigation }).getByRole("link", { name: section, exact: true });
   await link.click();
   await expect(link).toHaveAttribute("aria-current", "page");
 }
 
-/** Opens a section of the organization page (already on it) from its own navigation. */
+/** Opens a section of the account page (`/account/` first if elsewhere). */
+export async function openAccountSection(page: Page, section: "Profile" | "Security" | "Sessions" | "API keys" | "Billing") {
+  if (new URL(page.url()).pathname !== "/account/") await page.goto("/account/");
+  await openSection(page, "Account sections", section);
+}
+
+/** Opens a section of the organization page (already on it). */
 export async function openOrganizationSection(page: Page, section: "Members" | "Teams" | "API keys" | "Settings") {
-  const link = page.getByRole("navigation", { name: "Organization sections" }).getByRole("link", { name: section, exact: true });
-  await link.click();
-  await expect(link).toHaveAttribute("aria-current", "page");
+  await openSection(page, "Organization sections", section);
 }
 
 /** Signs out through the user's menu. */
@@ -123,20 +126,31 @@ export async function apiAs(playwright: { request: { newContext: (o: object) => 
 }
 
 /**
- * axe-core on the page as it is now: no serious or critical violation. On a phone, also
- * nothing wider than its screen (measured against the device: a mobile browser widens its
- * layout to fit what is too wide, so the window's own width would hide it).
+ * Nothing wider than the screen: no card, row or open dialog (in the top layer, which the page's
+ * width does not see), and no sideways scrolling. Measured against the device's width: a mobile
+ * browser widens its layout to fit what is too wide, so the window's own width would hide it.
  */
+export async function expectFitsWidth(page: Page, screen: string) {
+  const device = page.viewportSize()?.width ?? 0;
+  const found = await page.evaluate((width) => {
+    const tooWide = (element: Element) => element.getBoundingClientRect().right > width + 0.5;
+    const wide = [...document.querySelectorAll<HTMLElement>(".card, .list-row, dialog[open]")]
+      .filter(tooWide)
+      .map((element) => element.dataset.testid ?? element.className);
+    // The innermost elements that stick out: what to fix, named in the failure.
+    const culprits = [...document.querySelectorAll<HTMLElement>("main *, dialog[open] *")]
+      .filter((element) => tooWide(element) && ![...element.children].some(tooWide))
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className}: ${element.textContent?.slice(0, 40)}`);
+    return { overflow: document.documentElement.scrollWidth - width, wide: wide.length > 0 ? [...wide, ...culprits] : wide };
+  }, device);
+  expect(found.wide, `${screen}: wider than a ${device} px screen`).toEqual([]);
+  expect(found.overflow, `${screen}: scrolls sideways on a ${device} px screen`).toBeLessThanOrEqual(0);
+}
+
+/** axe-core on the page as it is now: no serious or critical violation; on a phone, [`expectFitsWidth`] too. */
 export async function expectAccessible(page: Page, screen: string) {
   const device = page.viewportSize()?.width ?? 0;
-  if (device > 0 && device <= 480) {
-    // The page, and an open dialog (in the top layer, which the page's width does not see).
-    const overflow = await page.evaluate((width) => {
-      const dialogs = [...document.querySelectorAll("dialog[open]")].map((d) => d.getBoundingClientRect().right);
-      return Math.max(document.documentElement.scrollWidth, ...dialogs) - width;
-    }, device);
-    expect(overflow, `${screen}: wider than a ${device} px screen`).toBeLessThanOrEqual(0);
-  }
+  if (device > 0 && device <= 480) await expectFitsWidth(page, screen);
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
   const blocking = results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

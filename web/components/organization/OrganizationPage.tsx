@@ -131,7 +131,7 @@ function OrganizationView({ session, organizationId }: { session: SessionData; o
         ]
       : []),
   ];
-  const shown = sections.some((s) => s.key === current && !("href" in s)) ? current : "members";
+  const shown = sections.some((s) => s.key === current) ? current : "members";
 
   return (
     <div className="sectioned">

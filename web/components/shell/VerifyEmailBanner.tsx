@@ -16,39 +16,35 @@ const VERIFY_PAGE = "/verify-email/";
  */
 export function VerifyEmailBanner({ email }: { email: string }) {
   const t = useT();
-  const [state, setState] = useState<"idle" | "sending" | "sent">(() => (wasVerificationSent(email) ? "sent" : "idle"));
-  // Once a link went, the banner keeps saying so while another is on its way.
-  const [sentOnce, setSentOnce] = useState(state === "sent");
+  // Once a link went, the banner keeps saying so, while another is on its way too.
+  const [sent, setSent] = useState(() => wasVerificationSent(email));
+  const [sending, setSending] = useState(false);
   const [error, setError] = useState<string>();
 
   async function send() {
-    if (state === "sending") return;
-    setState("sending");
+    if (sending) return;
+    setSending(true);
     setError(undefined);
     const { error } = await settle(authClient.sendVerificationEmail({ email, callbackURL: VERIFY_PAGE }));
-    if (error) {
-      setState("idle");
-      setError(describe(error));
-      return;
-    }
-    setState("sent");
-    setSentOnce(true);
+    setSending(false);
+    if (error) setError(describe(error));
+    else setSent(true);
   }
 
   const strong = { strong: (text: string) => <strong>{text}</strong> };
   return (
     <div className="banner banner-info banner-bottom" role="region" aria-label={t("verify.region")}>
       <p role="status">
-        {sentOnce ? rich(t("verify.sent", { email }), strong) : rich(t("verify.notVerified", { email }), strong)}
+        {sent ? rich(t("verify.sent", { email }), strong) : rich(t("verify.notVerified", { email }), strong)}
       </p>
       <button
         type="button"
         className="button button-secondary"
         onClick={() => void send()}
-        aria-disabled={state === "sending" || undefined}
-        aria-busy={state === "sending" || undefined}
+        aria-disabled={sending || undefined}
+        aria-busy={sending || undefined}
       >
-        {state === "sending" ? t("verify.sending") : sentOnce ? t("verify.sendAgain") : t("verify.send")}
+        {sending ? t("verify.sending") : sent ? t("verify.sendAgain") : t("verify.send")}
       </button>
       {error ? <p role="alert">{error}</p> : null}
     </div>
